@@ -1,0 +1,1 @@
+"""The discord.py application layer (cogs, settings, persistence, generation turn)."""

@@ -1,0 +1,1 @@
+"""Persistence: SQLAlchemy 2 async models, engine set-up and migrations."""

@@ -1,0 +1,185 @@
+"""Operator settings from the environment (and `.env`).
+
+The names are fixed: operators, docker-compose and tests set them. A bad value stops
+start-up with one line naming the variable (`SettingsError`), never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Annotated, Literal
+
+from cryptography.fernet import Fernet
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+
+from providers import KNOWN_PROVIDERS
+
+DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///data/bot.sqlite3"
+SUPPORTED_DRIVERS = ("sqlite+aiosqlite", "postgresql+asyncpg")
+KEY_FILE_NAME = "encryption.key"
+
+
+class SettingsError(Exception):
+    """A setting is missing or malformed; `str()` is the one line shown to the operator."""
+
+
+def _split_csv(value: object) -> object:
+    if isinstance(value, str):
+        return [item.strip() for item in value.split(",") if item.strip()]
+    return value
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_file=".env", env_file_encoding="utf-8", extra="ignore", case_sensitive=True
+    )
+
+    DISCORD_TOKEN: SecretStr | None = None
+    DATABASE_URL: str = DEFAULT_DATABASE_URL
+    # One Fernet key, or several separated by commas: the first encrypts, all decrypt.
+    BOT_ENCRYPTION_KEY: SecretStr | None = None
+    DISCORD_API_BASE_URL: str | None = None
+    DISCORD_GATEWAY_URL: str | None = None
+    DEFAULT_TEXT_PROVIDER: str | None = None
+    DEFAULT_TEXT_MODEL: str | None = None
+    DEFAULT_TEXT_BASE_URL: str | None = None
+    DEFAULT_TEXT_API_KEYS: Annotated[list[SecretStr], NoDecode] = Field(default_factory=list)
+    ALLOW_PRIVATE_ENDPOINTS: bool = False
+    LOG_LEVEL: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
+    METRICS_PORT: int | None = Field(default=None, ge=1, le=65535)
+    SHARD_COUNT: int | None = Field(default=None, ge=1)
+    SHARD_IDS: Annotated[list[int], NoDecode] = Field(default_factory=list)
+
+    @field_validator("DISCORD_TOKEN", "BOT_ENCRYPTION_KEY", mode="before")
+    @classmethod
+    def _blank_is_unset(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator(
+        "DISCORD_API_BASE_URL", "DISCORD_GATEWAY_URL", "DEFAULT_TEXT_PROVIDER",
+        "DEFAULT_TEXT_MODEL", "DEFAULT_TEXT_BASE_URL", "METRICS_PORT", "SHARD_COUNT",
+        mode="before",
+    )
+    @classmethod
+    def _blank_optional(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("LOG_LEVEL", mode="before")
+    @classmethod
+    def _upper_level(cls, value: object) -> object:
+        return value.strip().upper() if isinstance(value, str) else value
+
+    @field_validator("DEFAULT_TEXT_API_KEYS", "SHARD_IDS", mode="before")
+    @classmethod
+    def _csv(cls, value: object) -> object:
+        return _split_csv(value)
+
+    @field_validator("DATABASE_URL")
+    @classmethod
+    def _database_url(cls, value: str) -> str:
+        try:
+            url = make_url(value)
+        except ArgumentError:
+            raise ValueError("not a database URL (expected e.g. sqlite+aiosqlite:///data/bot.sqlite3)") from None
+        if url.drivername not in SUPPORTED_DRIVERS:
+            raise ValueError(f"driver {url.drivername!r} is not supported; use one of {', '.join(SUPPORTED_DRIVERS)}")
+        return value
+
+    @field_validator("BOT_ENCRYPTION_KEY")
+    @classmethod
+    def _fernet_keys(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is None:
+            return None
+        for part in _split_csv(value.get_secret_value()):  # type: ignore[union-attr]
+            try:
+                Fernet(part)
+            except (ValueError, TypeError):
+                raise ValueError(
+                    "not a Fernet key (32 url-safe base64-encoded bytes; make one with "
+                    "python -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())')"
+                ) from None
+        return value
+
+    @field_validator("DISCORD_API_BASE_URL", "DEFAULT_TEXT_BASE_URL")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value.rstrip("/") if value else value
+
+    @field_validator("DISCORD_GATEWAY_URL")
+    @classmethod
+    def _ws_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("ws://", "wss://")):
+            raise ValueError("must start with ws:// or wss://")
+        return value
+
+    @field_validator("DEFAULT_TEXT_PROVIDER")
+    @classmethod
+    def _provider(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        value = value.strip().lower()
+        if value not in KNOWN_PROVIDERS:
+            raise ValueError(f"unknown provider {value!r}; use one of {', '.join(KNOWN_PROVIDERS)}")
+        return value
+
+    # ---- derived values -------------------------------------------------------------
+
+    @property
+    def is_embedded_sqlite(self) -> bool:
+        url = make_url(self.DATABASE_URL)
+        return url.drivername.startswith("sqlite") and url.database not in (None, "", ":memory:")
+
+    @property
+    def sqlite_path(self) -> Path | None:
+        url = make_url(self.DATABASE_URL)
+        if not url.drivername.startswith("sqlite") or url.database in (None, "", ":memory:"):
+            return None
+        return Path(url.database)
+
+    def default_text_api_keys(self) -> list[str]:
+        return [key.get_secret_value() for key in self.DEFAULT_TEXT_API_KEYS]
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Read settings; raise SettingsError with one line naming the first bad variable."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = str(first["loc"][0]) if first.get("loc") else "settings"
+        message = first.get("msg", "invalid value")
+        message = message.removeprefix("Value error, ")
+        raise SettingsError(f"Invalid setting {name}: {message}") from None
+
+
+def resolve_encryption_keys(settings: Settings) -> list[bytes]:
+    """The Fernet keys, newest first.
+
+    On the embedded SQLite default a key is generated once into a 0600 file beside the
+    database, so `make run` needs no set-up; any other database must be given a key,
+    because losing a generated key would make every stored API key unreadable.
+    """
+    if settings.BOT_ENCRYPTION_KEY is not None:
+        return [part.encode() for part in _split_csv(settings.BOT_ENCRYPTION_KEY.get_secret_value())]  # type: ignore[union-attr]
+    path = settings.sqlite_path
+    if path is None:
+        raise SettingsError(
+            "Invalid setting BOT_ENCRYPTION_KEY: required when DATABASE_URL is not the embedded "
+            "SQLite file (set it in the environment or .env)"
+        )
+    key_file = path.parent / KEY_FILE_NAME
+    if key_file.exists():
+        return [key_file.read_bytes().strip()]
+    key_file.parent.mkdir(parents=True, exist_ok=True)
+    key = Fernet.generate_key()
+    fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, stat.S_IRUSR | stat.S_IWUSR)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(key + b"\n")
+    return [key]

@@ -1,0 +1,38 @@
+"""Talking to LLM APIs: contract types, adapters, normalization, error classification.
+
+This package never imports `stream` or `bot` (a test enforces it).
+"""
+
+from providers.adapter import (
+    KNOWN_PROVIDERS,
+    StreamAdapter,
+    create_adapter,
+    normalized_stream,
+    register_adapter,
+)
+from providers.types import (
+    ChatRequest,
+    FunctionCall,
+    Message,
+    ProcessedChunk,
+    ProviderError,
+    RawStreamChunk,
+    ThoughtLogEntry,
+    ToolSpec,
+)
+
+__all__ = [
+    "KNOWN_PROVIDERS",
+    "ChatRequest",
+    "FunctionCall",
+    "Message",
+    "ProcessedChunk",
+    "ProviderError",
+    "RawStreamChunk",
+    "StreamAdapter",
+    "ThoughtLogEntry",
+    "ToolSpec",
+    "create_adapter",
+    "normalized_stream",
+    "register_adapter",
+]

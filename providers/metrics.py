@@ -1,0 +1,18 @@
+"""Process-wide counters (spec §9), exposed by the bot when METRICS_PORT is set.
+
+prometheus-client counters are thread-safe and cheap; they are the only process state
+the providers layer keeps, and they never hold keys or message text.
+"""
+
+from prometheus_client import Counter
+
+PROVIDER_ERRORS = Counter(
+    "provider_errors_total", "Provider failures by provider and code", ["provider", "code"]
+)
+KEY_ROTATIONS = Counter("key_rotations_total", "Server keys rotated after a failure", ["provider"])
+FALLBACKS_USED = Counter("model_fallbacks_used_total", "Turns answered by a fallback model", ["provider"])
+TOOL_ARGUMENTS_TRUNCATED = Counter(
+    "tool_arguments_truncated_total",
+    "Tool calls whose cut arguments were partly recovered by repair",
+    ["adapter", "tool"],
+)

@@ -1,0 +1,1 @@
+"""Pure text guards: no I/O, no clock, no module state."""

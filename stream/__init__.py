@@ -1,0 +1,1 @@
+"""Provider-agnostic driving of one stream into a message sink. Never imports `bot`."""

@@ -1,0 +1,231 @@
+"""A local replay server for the official LLM SDKs.
+
+It answers the routes the SDKs call (`POST …/chat/completions`, `POST /v1/messages`,
+`POST /{version}/models/{model}:streamGenerateContent`) with recorded bytes: corpus
+files (with their sidecar's status and content type), error bodies, or bytes a test
+writes itself. It can cut a stream after N bytes or N events (abrupt close), delay
+between events, write in random-sized pieces, and choose the response per API key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+from collections import deque
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+
+def split_events(body: bytes) -> list[bytes]:
+    """Split an SSE body into events, each keeping its blank-line terminator."""
+    events: list[bytes] = []
+    start = 0
+    i = 0
+    n = len(body)
+    while i < n:
+        if body.startswith(b"\r\n\r\n", i):
+            events.append(body[start : i + 4])
+            i += 4
+            start = i
+        elif body.startswith(b"\n\n", i):
+            events.append(body[start : i + 2])
+            i += 2
+            start = i
+        else:
+            i += 1
+    if start < n:
+        events.append(body[start:])
+    return events
+
+
+@dataclass
+class Reply:
+    """One scripted HTTP response."""
+
+    status: int = 200
+    body: bytes = b""
+    content_type: str = "text/event-stream"
+    headers: dict[str, str] = field(default_factory=dict)
+    cut_after_bytes: int | None = None
+    cut_after_events: int | None = None
+    event_delay: float = 0.0
+    first_byte_delay: float = 0.0
+    random_pieces: int | None = None  # seed: write the body in random-sized pieces
+    max_piece: int = 64
+
+    @classmethod
+    def sse(cls, events: list[Any], *, done: bool = True, **options: Any) -> Reply:
+        """An OpenAI-style stream from JSON-able payloads (or raw strings)."""
+        lines = [e if isinstance(e, str) else json.dumps(e) for e in events]
+        body = "".join(f"data: {line}\n\n" for line in lines)
+        if done:
+            body += "data: [DONE]\n\n"
+        return cls(body=body.encode(), **options)
+
+    @classmethod
+    def named_sse(cls, events: list[tuple[str, Any]], **options: Any) -> Reply:
+        """An Anthropic-style stream of (event name, payload) pairs."""
+        body = "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events)
+        return cls(body=body.encode(), **options)
+
+    @classmethod
+    def error(cls, status: int, body: Any, **options: Any) -> Reply:
+        raw = body if isinstance(body, (bytes, str)) else json.dumps(body)
+        raw = raw.encode() if isinstance(raw, str) else raw
+        return cls(status=status, body=raw, content_type="application/json", **options)
+
+    @classmethod
+    def from_corpus(cls, corpus: Path, name: str, **options: Any) -> Reply:
+        """`name` like 'openai/chat_text_2024' or 'errors/openai_429_insufficient_quota'."""
+        sidecar = json.loads((corpus / f"{name}.json").read_text())
+        headers = {k.lower(): v for k, v in (sidecar.get("headers") or {}).items()}
+        content_type = headers.pop("content-type", None)
+        headers.pop("content-length", None)
+        if name.startswith("errors/"):
+            text = sidecar.get("body_text")
+            body = text.encode() if text is not None else json.dumps(sidecar["body"]).encode()
+            return cls(
+                status=sidecar["status"], body=body,
+                content_type=content_type or "application/json", headers=headers, **options,
+            )
+        body = (corpus / f"{name}.sse").read_bytes()
+        return cls(
+            status=sidecar.get("status", 200), body=body,
+            content_type=content_type or "text/event-stream", headers=headers, **options,
+        )
+
+    def with_options(self, **options: Any) -> Reply:
+        return replace(self, **options)
+
+
+@dataclass
+class RecordedRequest:
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]
+    json: Any
+    api_key: str | None
+
+
+def _api_key(request: web.Request) -> str | None:
+    auth = request.headers.get("Authorization", "")
+    if auth.lower().startswith("bearer "):
+        return auth[7:].strip()
+    return request.headers.get("x-api-key") or request.headers.get("x-goog-api-key") or request.query.get("key")
+
+
+class ProviderReplayServer:
+    """`async with ProviderReplayServer() as server:` then point an SDK at `server.url`."""
+
+    def __init__(self) -> None:
+        self.default: Reply | None = None
+        self.by_key: dict[str, Reply] = {}
+        self.queue: deque[Reply] = deque()
+        self.requests: list[RecordedRequest] = []
+        self._runner: web.AppRunner | None = None
+        self.port: int = 0
+
+    # ---- scripting ----------------------------------------------------------------
+    def reply(self, reply: Reply, *, key: str | None = None) -> None:
+        """Serve `reply` to every request (or only to requests made with API key `key`)."""
+        if key is None:
+            self.default = reply
+        else:
+            self.by_key[key] = reply
+
+    def enqueue(self, *replies: Reply) -> None:
+        """Serve these once each, in order, before falling back to the per-key/default reply."""
+        self.queue.extend(replies)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    # ---- lifecycle ----------------------------------------------------------------
+    async def __aenter__(self) -> ProviderReplayServer:
+        app = web.Application()
+        app.router.add_route("POST", "/{tail:.*}", self._handle)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    # ---- serving ------------------------------------------------------------------
+    def _choose(self, key: str | None) -> Reply | None:
+        if self.queue:
+            return self.queue.popleft()
+        if key is not None and key in self.by_key:
+            return self.by_key[key]
+        return self.default
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        raw = await request.read()
+        try:
+            payload = json.loads(raw) if raw else None
+        except ValueError:
+            payload = None
+        key = _api_key(request)
+        self.requests.append(
+            RecordedRequest(request.method, request.path, dict(request.query),
+                            dict(request.headers), payload, key)
+        )
+        reply = self._choose(key)
+        if reply is None:
+            return web.Response(status=500, text="replay server: no reply scripted")
+        if reply.first_byte_delay:
+            await asyncio.sleep(reply.first_byte_delay)
+        if reply.status != 200 and reply.cut_after_bytes is None and reply.cut_after_events is None:
+            return web.Response(status=reply.status, body=reply.body,
+                                headers={"Content-Type": reply.content_type, **reply.headers})
+        response = web.StreamResponse(status=reply.status,
+                                      headers={"Content-Type": reply.content_type, **reply.headers})
+        await response.prepare(request)
+        try:
+            await self._write_body(request, response, reply)
+        except (ConnectionError, asyncio.CancelledError):
+            # The SDK closed the connection (it raised on an error event): nothing to do.
+            return response
+        return response
+
+    async def _write_body(self, request: web.Request, response: web.StreamResponse, reply: Reply) -> None:
+        events = split_events(reply.body)
+        cut = False
+        if reply.cut_after_events is not None:
+            cut = reply.cut_after_events < len(events)
+            events = events[: reply.cut_after_events]
+        body = b"".join(events)
+        if reply.cut_after_bytes is not None and reply.cut_after_bytes < len(body):
+            cut = True
+            body = body[: reply.cut_after_bytes]
+            events = split_events(body)
+        rng = random.Random(reply.random_pieces) if reply.random_pieces is not None else None
+        for event in events:
+            if reply.event_delay:
+                await asyncio.sleep(reply.event_delay)
+            if rng is None:
+                await response.write(event)
+                continue
+            pos = 0
+            while pos < len(event):
+                size = rng.randint(1, reply.max_piece)
+                await response.write(event[pos : pos + size])
+                pos += size
+                await asyncio.sleep(0)
+        if cut:
+            # Abrupt close: no terminating chunk, so the client sees a broken body.
+            transport = request.transport
+            if transport is not None:
+                transport.close()
+            return
+        await response.write_eof()

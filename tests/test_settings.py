@@ -1,0 +1,118 @@
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from cryptography.fernet import Fernet
+
+from bot.settings import SettingsError, load_settings, resolve_encryption_keys
+
+ROOT = Path(__file__).resolve().parents[1]
+SETTING_NAMES = [
+    "DISCORD_TOKEN", "DATABASE_URL", "BOT_ENCRYPTION_KEY", "DISCORD_API_BASE_URL", "DISCORD_GATEWAY_URL",
+    "DEFAULT_TEXT_PROVIDER", "DEFAULT_TEXT_MODEL", "DEFAULT_TEXT_BASE_URL", "DEFAULT_TEXT_API_KEYS",
+    "LOG_LEVEL", "METRICS_PORT", "SHARD_COUNT", "SHARD_IDS", "ALLOW_PRIVATE_ENDPOINTS",
+]
+
+
+@pytest.fixture
+def clean_env(monkeypatch, tmp_path):
+    for name in SETTING_NAMES:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)  # no stray .env
+    return monkeypatch
+
+
+def test_defaults(clean_env):
+    s = load_settings()
+    assert s.DATABASE_URL == "sqlite+aiosqlite:///data/bot.sqlite3"
+    assert s.DISCORD_TOKEN is None
+    assert s.LOG_LEVEL == "INFO"
+    assert s.default_text_api_keys() == []
+
+
+def test_key_pool_is_comma_separated_and_secret(clean_env):
+    clean_env.setenv("DEFAULT_TEXT_API_KEYS", "sk-one, sk-two,,")
+    clean_env.setenv("DEFAULT_TEXT_PROVIDER", "OpenRouter")
+    s = load_settings()
+    assert s.default_text_api_keys() == ["sk-one", "sk-two"]
+    assert s.DEFAULT_TEXT_PROVIDER == "openrouter"
+    assert "sk-one" not in repr(s)
+
+
+def test_env_file_is_read(clean_env, tmp_path):
+    (tmp_path / ".env").write_text("DISCORD_TOKEN=abc\nDEFAULT_TEXT_MODEL=gpt-x\n")
+    s = load_settings()
+    assert s.DISCORD_TOKEN.get_secret_value() == "abc"
+    assert s.DEFAULT_TEXT_MODEL == "gpt-x"
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("LOG_LEVEL", "LOUD"),
+        ("METRICS_PORT", "99999"),
+        ("METRICS_PORT", "abc"),
+        ("DATABASE_URL", "mysql://localhost/x"),
+        ("DATABASE_URL", "::::"),
+        ("BOT_ENCRYPTION_KEY", "not-a-key"),
+        ("DEFAULT_TEXT_PROVIDER", "skynet"),
+        ("DISCORD_API_BASE_URL", "ftp://x"),
+        ("DISCORD_GATEWAY_URL", "http://x"),
+        ("SHARD_IDS", "1,x"),
+    ],
+)
+def test_bad_value_names_the_variable_in_one_line(clean_env, name, value):
+    clean_env.setenv(name, value)
+    with pytest.raises(SettingsError) as info:
+        load_settings()
+    message = str(info.value)
+    assert name in message and "\n" not in message
+
+
+def test_embedded_key_generated_once_with_0600(clean_env, tmp_path):
+    clean_env.setenv("DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path}/db/bot.sqlite3")
+    s = load_settings()
+    first = resolve_encryption_keys(s)
+    key_file = tmp_path / "db" / "encryption.key"
+    assert stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    assert resolve_encryption_keys(s) == first
+    Fernet(first[0])
+
+
+def test_key_required_off_the_embedded_database(clean_env):
+    clean_env.setenv("DATABASE_URL", "postgresql+asyncpg://u@h/db")
+    with pytest.raises(SettingsError, match="BOT_ENCRYPTION_KEY"):
+        resolve_encryption_keys(load_settings())
+    key = Fernet.generate_key().decode()
+    old = Fernet.generate_key().decode()
+    clean_env.setenv("BOT_ENCRYPTION_KEY", f"{key},{old}")
+    assert resolve_encryption_keys(load_settings()) == [key.encode(), old.encode()]
+
+
+def _run_bot(tmp_path, extra_env):
+    env = {k: v for k, v in os.environ.items() if k not in SETTING_NAMES}
+    env.update(extra_env)
+    env["PYTHONPATH"] = str(ROOT)
+    return subprocess.run([sys.executable, "-m", "bot"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_python_m_bot_without_token_prints_one_line_and_exits_2(tmp_path):
+    result = _run_bot(tmp_path, {})
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert "DISCORD_TOKEN" in lines[0] and ".env" in lines[0]
+
+
+def test_python_m_bot_bad_setting_no_traceback(tmp_path):
+    result = _run_bot(tmp_path, {"DISCORD_TOKEN": "x", "LOG_LEVEL": "LOUD"})
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines() == [result.stderr.strip()]
+    assert "LOG_LEVEL" in result.stderr
