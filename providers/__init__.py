@@ -8,7 +8,6 @@ from providers.adapter import (
     StreamAdapter,
     create_adapter,
     normalized_stream,
-    register_adapter,
 )
 from providers.types import (
     ChatRequest,
@@ -34,5 +33,4 @@ __all__ = [
     "ToolSpec",
     "create_adapter",
     "normalized_stream",
-    "register_adapter",
 ]

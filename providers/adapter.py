@@ -8,6 +8,7 @@ a single return value would force either dropping data or hidden buffering.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -48,16 +49,18 @@ class StreamAdapter(Protocol):
         ...
 
 
-AdapterFactory = Callable[..., StreamAdapter]
-
-# Filled by the provider modules as they register themselves (see providers/registry.py).
-_FACTORIES: dict[str, AdapterFactory] = {}
-
-
-def register_adapter(provider: str, factory: AdapterFactory) -> None:
-    if provider not in KNOWN_PROVIDERS:
-        raise ValueError(f"unknown provider {provider!r}; known: {', '.join(KNOWN_PROVIDERS)}")
-    _FACTORIES[provider] = factory
+# Each family lives in its own module exposing
+# `create(provider, *, api_key, model, base_url=None, **options) -> StreamAdapter`;
+# modules are imported on first use so a missing SDK never breaks the others.
+ADAPTER_MODULES: dict[str, str] = {
+    "google": "providers.gemini",
+    "anthropic": "providers.anthropic_native",
+    "openai": "providers.openai_compat",
+    "openrouter": "providers.openai_compat",
+    "deepseek": "providers.openai_compat",
+    "zai": "providers.openai_compat",
+    "custom": "providers.openai_compat",
+}
 
 
 def create_adapter(
@@ -71,13 +74,17 @@ def create_adapter(
     """Build the adapter for `provider` (one of KNOWN_PROVIDERS)."""
     if provider not in KNOWN_PROVIDERS:
         raise ValueError(f"unknown provider {provider!r}; known providers: {', '.join(KNOWN_PROVIDERS)}")
-    factory = _FACTORIES.get(provider)
-    if factory is None:
+    try:
+        module = importlib.import_module(ADAPTER_MODULES[provider])
+    except ModuleNotFoundError as exc:
+        if exc.name != ADAPTER_MODULES[provider]:
+            raise
         raise ValueError(
-            f"provider {provider!r} has no adapter installed in this build; "
+            f"provider {provider!r} has no adapter in this build; "
             f"known providers: {', '.join(KNOWN_PROVIDERS)}"
-        )
-    return factory(api_key=api_key, model=model, base_url=base_url, **options)
+        ) from None
+    create: Callable[..., StreamAdapter] = module.create
+    return create(provider, api_key=api_key, model=model, base_url=base_url, **options)
 
 
 async def normalized_stream(

@@ -1,0 +1,82 @@
+"""Where delivered text goes: the `MessageSink` protocol and the neutral embed shape.
+
+`stream/` never imports discord.py; `bot/discord_sink.py` implements this protocol with
+discord.py and tests may implement it over the fake Discord.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+@dataclass(slots=True, frozen=True)
+class SentMessage:
+    """A handle to a message the sink created."""
+
+    id: int
+    channel_id: int | None = None
+
+
+@dataclass(slots=True)
+class EmbedSpec:
+    """A Discord embed without discord.py: title, description (<= 4096), fields, colour."""
+
+    title: str
+    description: str = ""
+    color: int | None = None
+    fields: list[tuple[str, str]] = field(default_factory=list)
+    footer: str | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class RateLimitInfo:
+    """The last rate-limit headers seen for the channel's message bucket."""
+
+    limit: int | None
+    remaining: int | None
+    reset_after: float | None  # seconds until the bucket refills
+
+
+class SinkError(Exception):
+    """Delivery failed for a reason the buffer can act on."""
+
+
+class MessageGone(SinkError):
+    """The message to edit no longer exists (deleted: 404): continue in a new message."""
+
+
+class SinkForbidden(SinkError):
+    """The bot may not post here (403)."""
+
+
+class SinkUnavailable(SinkError):
+    """Discord failed (5xx) or the network did; the text is kept for a later attempt."""
+
+
+class MessageSink(Protocol):
+    """One channel's delivery surface, replying to the triggering message."""
+
+    async def send(self, content: str, *, reply: bool = False) -> SentMessage:
+        """Post a new message; `reply=True` references the triggering message."""
+        ...
+
+    async def edit(self, message: SentMessage, content: str) -> None:
+        ...
+
+    async def delete(self, message: SentMessage) -> None:
+        ...
+
+    async def send_embed(self, embed: EmbedSpec, *, reply: bool = False) -> SentMessage:
+        ...
+
+    async def send_file(self, filename: str, data: bytes, *, embed: EmbedSpec | None = None) -> SentMessage:
+        ...
+
+    async def typing(self) -> None:
+        """Show the typing indicator (Discord keeps it about 10 seconds)."""
+        ...
+
+    def rate_limit(self) -> RateLimitInfo | None:
+        """The newest rate-limit state known for message edits here, if any."""
+        ...
