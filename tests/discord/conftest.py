@@ -1,0 +1,1 @@
+from tests.fakes.discord_harness import fake_discord  # noqa: F401

@@ -1,0 +1,102 @@
+"""Run a real discord.py bot against the fake Discord inside a test.
+
+    async with FakeDiscord() as fake, running_bot(fake, bot) as run:
+        await fake.send_user_message("<@bot> hi", mention_bot=True)
+        await run.wait_for(lambda: fake.bot_messages())
+
+`running_bot` points discord.py at the fake (the two class attributes of testing-notes
+§3.1, restored afterwards), starts the bot in a task, waits for `on_ready` and watches
+the task: a gateway parser KeyError kills a discord.py client silently, so any wait
+fails loudly with the bot's exception instead of timing out. Import the fixtures with
+`from tests.fakes.discord_harness import fake_discord  # noqa: F401` in a conftest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import discord
+import discord.gateway
+import discord.http
+import pytest
+import yarl
+
+from tests.fakes.discord_server import BOT_TOKEN, FakeDiscord
+
+
+@contextlib.contextmanager
+def pointed_at(fake: FakeDiscord) -> Iterator[None]:
+    """Redirect discord.py's REST base and gateway URL to `fake`, then restore them."""
+    old_base = discord.http.Route.BASE
+    old_gateway = discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
+    discord.http.Route.BASE = fake.api_url
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(fake.gateway_url)
+    try:
+        yield
+    finally:
+        discord.http.Route.BASE = old_base
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = old_gateway
+
+
+def fast_ready_kwargs() -> dict[str, Any]:
+    """Constructor options every test bot should use: on_ready right after GUILD_CREATE."""
+    return {"guild_ready_timeout": 0.05}
+
+
+@dataclass
+class RunningBot:
+    fake: FakeDiscord
+    bot: discord.Client
+    task: asyncio.Task[None]
+
+    async def wait_for(self, predicate: Callable[[], bool], timeout: float = 10.0) -> None:
+        """Wait for fake-Discord state; raise at once with the bot's error if it died."""
+        await self.fake.wait_for(predicate, timeout, watch=self.task)
+
+    def assert_alive(self) -> None:
+        if self.task.done():
+            exc = None if self.task.cancelled() else self.task.exception()
+            raise AssertionError(f"the bot stopped: {exc!r}")
+
+
+async def _until_ready(bot: discord.Client, task: asyncio.Task[None], timeout: float) -> None:
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while not bot.is_ready():
+        if task.done():
+            exc = None if task.cancelled() else task.exception()
+            raise AssertionError(f"the bot stopped before on_ready: {exc!r}")
+        if loop.time() > deadline:
+            raise AssertionError("the bot did not reach on_ready against the fake Discord")
+        await asyncio.sleep(0.01)
+
+
+@contextlib.asynccontextmanager
+async def running_bot(fake: FakeDiscord, bot: discord.Client, *, token: str = BOT_TOKEN,
+                      ready_timeout: float = 15.0) -> AsyncIterator[RunningBot]:
+    """Start `bot` against `fake`, yield once it is ready, close it cleanly afterwards."""
+    with pointed_at(fake):
+        task = asyncio.create_task(bot.start(token), name="bot-under-test")
+        run = RunningBot(fake, bot, task)
+        try:
+            await _until_ready(bot, task, ready_timeout)
+            yield run
+            run.assert_alive()
+        finally:
+            if not bot.is_closed():
+                await bot.close()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait_for(asyncio.shield(task), timeout=5)
+    if not task.cancelled() and task.exception() is not None:
+        raise AssertionError(f"the bot ended with an error: {task.exception()!r}")
+
+
+@pytest.fixture
+async def fake_discord() -> AsyncIterator[FakeDiscord]:
+    """A fresh fake Discord on a free port (message buckets 5 per 5 s per channel)."""
+    async with FakeDiscord() as fake:
+        yield fake

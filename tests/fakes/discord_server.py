@@ -1,0 +1,550 @@
+"""A fake Discord for the real discord.py client: REST under `/api/v10`, gateway at `/gw`.
+
+It speaks exactly what discord.py 2.7.1 needs (testing-notes §3): JSON bodies with a
+`Content-Type` of exactly `application/json`, JSON-returning interaction callbacks,
+plain JSON text frames on the gateway. Message routes have per-channel rate-limit
+buckets that answer 429 the way Discord does (`Via` header, `retry_after`, `global`)
+and count every 429, so tests can prove pacing never trips them. Every message the bot
+writes is kept with its edit history, embeds, files and `allowed_mentions`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from aiohttp import WSMsgType, web
+
+BOT_TOKEN = "fake-token-123"
+_IDS = itertools.count(1_300_000_000_000_000_000)
+
+
+def snowflake() -> str:
+    return str(next(_IDS))
+
+
+def _now_iso() -> str:
+    return datetime.now(UTC).isoformat()
+
+
+def json_response(obj: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+    """discord.py parses JSON only when Content-Type is exactly application/json."""
+    return web.Response(status=status, body=json.dumps(obj).encode(),
+                        headers={"Content-Type": "application/json", **(headers or {})})
+
+
+@dataclass
+class StoredMessage:
+    """A message as the fake holds it; `history` is every content it had, oldest first."""
+
+    id: str
+    channel_id: str
+    author: dict[str, Any]
+    content: str
+    embeds: list[dict[str, Any]] = field(default_factory=list)
+    attachments: list[dict[str, Any]] = field(default_factory=list)
+    files: dict[str, bytes] = field(default_factory=dict)
+    allowed_mentions: dict[str, Any] | None = None
+    message_reference: dict[str, Any] | None = None
+    history: list[str] = field(default_factory=list)
+    edit_times: list[float] = field(default_factory=list)  # monotonic, one per edit
+    created_at: float = field(default_factory=time.monotonic)
+    deleted: bool = False
+    webhook_token: str | None = None
+
+
+@dataclass
+class RequestRecord:
+    method: str
+    path: str
+    body: Any
+    status: int
+    at: float
+    query: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class Bucket:
+    """A fixed window: `limit` requests per `window` seconds."""
+
+    name: str
+    limit: int
+    window: float
+    used: int = 0
+    reset_at: float = 0.0
+
+
+@dataclass
+class Fault:
+    method: str
+    pattern: re.Pattern[str]
+    status: int
+    body: dict[str, Any]
+    times: int
+
+
+class FakeDiscord:
+    """`async with FakeDiscord() as fake:`; the bot talks to `fake.api_url` / `fake.gateway_url`."""
+
+    def __init__(self, *, message_limit: int = 5, message_window: float = 5.0,
+                 global_limit: int | None = None, heartbeat_interval: int = 41250) -> None:
+        self.message_limit = message_limit
+        self.message_window = message_window
+        self.global_limit = global_limit
+        self.heartbeat_interval = heartbeat_interval
+        self.bot_user = {"id": snowflake(), "username": "llmbot", "discriminator": "0",
+                         "global_name": "LLM Bot", "avatar": None, "bot": True}
+        self.owner = {"id": snowflake(), "username": "owner", "discriminator": "0",
+                      "global_name": "Owner", "avatar": None, "bot": False}
+        self.member_user = {"id": snowflake(), "username": "alice", "discriminator": "0",
+                            "global_name": "Alice", "avatar": None, "bot": False}
+        self.application_id = snowflake()
+        self.guild_id = snowflake()
+        self.channel_id = snowflake()
+        self.thought_channel_id = snowflake()
+        self.dm_channel_id = snowflake()
+        self.messages: dict[str, StoredMessage] = {}
+        self.requests: list[RequestRecord] = []
+        self.rate_limited: list[RequestRecord] = []
+        self.commands: dict[str, list[dict[str, Any]]] = {}
+        self.interaction_responses: list[dict[str, Any]] = []
+        self.typing: list[tuple[str, float]] = []
+        self.identified = asyncio.Event()
+        self._buckets: dict[tuple[str, str], Bucket] = {}
+        self._global: Bucket | None = None
+        self._faults: list[Fault] = []
+        self._forbidden: set[str] = set()
+        self._sockets: list[web.WebSocketResponse] = []
+        self._seq = 0
+        self._changed = asyncio.Condition()
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    # ---- lifecycle ------------------------------------------------------------------
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def api_url(self) -> str:
+        return f"{self.base_url}/api/v10"
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/gw"
+
+    async def __aenter__(self) -> FakeDiscord:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_get("/gw", self._gateway)
+        app.router.add_route("*", "/api/v10/{tail:.*}", self._rest)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        for ws in list(self._sockets):
+            await ws.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    # ---- fault injection --------------------------------------------------------------
+    def fail(self, method: str, path_regex: str, status: int, *, code: int = 0,
+             message: str = "", times: int = 1) -> None:
+        """Answer the next `times` requests matching METHOD and path (after /api/v10) with an error."""
+        body = {"message": message or {403: "Missing Permissions", 404: "Unknown Message",
+                                       503: "Service Unavailable"}.get(status, "error"),
+                "code": code or {403: 50013, 404: 10008}.get(status, 0)}
+        self._faults.append(Fault(method.upper(), re.compile(path_regex), status, body, times))
+
+    def forbid_channel(self, channel_id: str | int) -> None:
+        """Every message write in this channel answers 403 Missing Permissions."""
+        self._forbidden.add(str(channel_id))
+
+    async def delete_message(self, message_id: str | int) -> None:
+        """As if a user deleted it: later edits answer 404 Unknown Message (10008)."""
+        self.messages[str(message_id)].deleted = True
+        await self._notify()
+
+    # ---- reading the store ----------------------------------------------------------
+    def bot_messages(self, channel_id: str | int | None = None) -> list[StoredMessage]:
+        """Messages the bot wrote (including deleted ones), in creation order."""
+        cid = str(channel_id) if channel_id is not None else None
+        return [m for m in self.messages.values()
+                if m.author["id"] == self.bot_user["id"] and (cid is None or m.channel_id == cid)]
+
+    def count(self, method: str, path_regex: str) -> int:
+        pattern = re.compile(path_regex)
+        return sum(1 for r in self.requests if r.method == method and pattern.search(r.path))
+
+    async def wait_for(self, predicate: Callable[[], bool], timeout: float = 10.0,
+                       watch: asyncio.Task[Any] | None = None) -> None:
+        """Wait until `predicate()` holds; fail loudly if `watch` (the bot task) ends first."""
+        async def waiter() -> None:
+            async with self._changed:
+                await self._changed.wait_for(predicate)
+
+        task = asyncio.ensure_future(waiter())
+        pending = {task} if watch is None else {task, watch}
+        done, _ = await asyncio.wait(pending, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        if task not in done:
+            task.cancel()
+            if watch is not None and watch in done:
+                raise AssertionError(f"bot task ended while waiting: {watch.exception()!r}"
+                                     if not watch.cancelled() else "bot task was cancelled")
+            raise AssertionError("timed out waiting for the fake Discord state")
+
+    async def _notify(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+    # ---- gateway ------------------------------------------------------------------------
+    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse(max_msg_size=0)
+        await ws.prepare(request)
+        self._sockets.append(ws)
+        await ws.send_str(json.dumps({"op": 10, "d": {"heartbeat_interval": self.heartbeat_interval},
+                                      "s": None, "t": None}))
+        try:
+            async for msg in ws:
+                if msg.type != WSMsgType.TEXT:
+                    continue
+                payload = json.loads(msg.data)
+                op = payload.get("op")
+                if op == 1:
+                    await ws.send_str(json.dumps({"op": 11, "d": None, "s": None, "t": None}))
+                elif op == 2:
+                    await self._send(ws, "READY", self._ready())
+                    await self._send(ws, "GUILD_CREATE", self.guild_payload())
+                    self.identified.set()
+                elif op == 6:
+                    await self._send(ws, "RESUMED", {})
+        finally:
+            self._sockets.remove(ws)
+        return ws
+
+    async def _send(self, ws: web.WebSocketResponse, event: str, data: dict[str, Any]) -> None:
+        self._seq += 1
+        await ws.send_str(json.dumps({"op": 0, "t": event, "s": self._seq, "d": data}))
+
+    async def dispatch(self, event: str, data: dict[str, Any]) -> None:
+        """Send a gateway dispatch to every connected client."""
+        for ws in list(self._sockets):
+            await self._send(ws, event, data)
+
+    def _ready(self) -> dict[str, Any]:
+        return {"v": 10, "user": self.bot_user, "guilds": [{"id": self.guild_id, "unavailable": True}],
+                "session_id": "fake-session", "resume_gateway_url": self.gateway_url,
+                "application": {"id": self.application_id, "flags": 0}, "private_channels": []}
+
+    def _channel(self, cid: str, name: str, position: int) -> dict[str, Any]:
+        return {"id": cid, "type": 0, "guild_id": self.guild_id, "name": name, "position": position,
+                "permission_overwrites": [], "nsfw": False, "parent_id": None}
+
+    def guild_payload(self) -> dict[str, Any]:
+        joined = _now_iso()
+        return {
+            "id": self.guild_id, "name": "Fake Guild", "icon": None, "owner_id": self.owner["id"],
+            "unavailable": False, "member_count": 3, "large": False, "features": [],
+            "preferred_locale": "en-US",
+            "roles": [{"id": self.guild_id, "name": "@everyone", "permissions": "2248473465835073",
+                       "position": 0, "color": 0, "hoist": False, "managed": False, "mentionable": False}],
+            "channels": [self._channel(self.channel_id, "general", 0),
+                         self._channel(self.thought_channel_id, "thought-log", 1)],
+            "members": [{"user": u, "roles": [], "joined_at": joined, "deaf": False, "mute": False, "flags": 0}
+                        for u in (self.bot_user, self.owner, self.member_user)],
+            "threads": [], "emojis": [], "stickers": [], "voice_states": [], "presences": [],
+            "stage_instances": [], "guild_scheduled_events": [], "soundboard_sounds": [],
+            "joined_at": joined,
+        }
+
+    def _member(self, user: dict[str, Any], permissions: str | None = None) -> dict[str, Any]:
+        member = {"roles": [], "joined_at": _now_iso(), "deaf": False, "mute": False, "flags": 0}
+        if permissions is not None:
+            member.update(user=user, permissions=permissions)
+        return member
+
+    async def send_user_message(self, content: str, *, author: dict[str, Any] | None = None,
+                                channel_id: str | None = None, dm: bool = False,
+                                mention_bot: bool = False, reply_to: str | None = None) -> StoredMessage:
+        """A member posts a message (MESSAGE_CREATE); returns it as stored."""
+        author = author or self.member_user
+        cid = channel_id or (self.dm_channel_id if dm else self.channel_id)
+        stored = StoredMessage(id=snowflake(), channel_id=cid, author=author, content=content,
+                               history=[content])
+        if reply_to is not None:
+            stored.message_reference = {"message_id": reply_to, "channel_id": cid}
+        self.messages[stored.id] = stored
+        data = self.message_payload(stored)
+        if reply_to is not None and reply_to in self.messages:
+            data["referenced_message"] = self.message_payload(self.messages[reply_to])
+        data["mentions"] = [self.bot_user] if mention_bot else []
+        if not dm:
+            data["guild_id"] = self.guild_id
+            data["member"] = self._member(author)
+        await self.dispatch("MESSAGE_CREATE", data)
+        return stored
+
+    async def send_interaction(self, *, name: str | None = None, options: list[dict[str, Any]] | None = None,
+                               modal_custom_id: str | None = None, modal_values: dict[str, str] | None = None,
+                               permissions: str = "0", locale: str = "en-US",
+                               user: dict[str, Any] | None = None) -> dict[str, Any]:
+        """INTERACTION_CREATE: a slash command (type 2) or, with `modal_custom_id`, a modal submit (type 5)."""
+        user = user or self.member_user
+        if modal_custom_id is not None:
+            rows = [{"type": 1, "components": [{"type": 4, "custom_id": k, "value": v}]}
+                    for k, v in (modal_values or {}).items()]
+            itype, data = 5, {"custom_id": modal_custom_id, "components": rows}
+        else:
+            command = next((c for cmds in self.commands.values() for c in cmds if c["name"] == name), None)
+            itype = 2
+            data = {"id": command["id"] if command else snowflake(), "name": name, "type": 1,
+                    "options": options or []}
+        payload = {
+            "id": snowflake(), "application_id": self.application_id, "type": itype,
+            "token": f"itoken-{snowflake()}", "version": 1, "data": data,
+            "attachment_size_limit": 10 * 1024 * 1024, "guild_id": self.guild_id,
+            "channel_id": self.channel_id, "channel": self._channel(self.channel_id, "general", 0),
+            "member": self._member(user, permissions), "locale": locale, "guild_locale": "en-US",
+            "app_permissions": "2248473465835073", "entitlements": [],
+            "authorizing_integration_owners": {"0": self.guild_id}, "context": 0,
+        }
+        await self.dispatch("INTERACTION_CREATE", payload)
+        return payload
+
+    # ---- REST ----------------------------------------------------------------------------
+    def message_payload(self, m: StoredMessage) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "id": m.id, "channel_id": m.channel_id, "author": m.author, "content": m.content,
+            "timestamp": _now_iso(), "edited_timestamp": _now_iso() if len(m.history) > 1 else None,
+            "tts": False, "mention_everyone": False, "mentions": [], "mention_roles": [],
+            "attachments": m.attachments, "embeds": m.embeds, "pinned": False,
+            "type": 19 if m.message_reference else 0, "flags": 0, "components": [],
+        }
+        if m.message_reference:
+            data["message_reference"] = m.message_reference
+        if m.webhook_token is not None:
+            data["webhook_id"] = self.application_id
+        return data
+
+    def _bucket_for(self, method: str, path: str) -> Bucket:
+        match = re.match(r"/channels/(\d+)/messages", path)
+        if match and method in ("POST", "PATCH"):
+            key = ("channel-messages", match.group(1))
+            limit, window = self.message_limit, self.message_window
+        elif match and method == "DELETE":
+            key = ("channel-message-delete", match.group(1))
+            limit, window = self.message_limit, 1.0
+        else:
+            key = (f"{method} {re.sub(r'[0-9]{6,}', '{id}', path)}", "")
+            limit, window = 50, 1.0
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            bucket = self._buckets[key] = Bucket(name=f"fake-{abs(hash(key[0])):x}", limit=limit, window=window)
+        return bucket
+
+    @staticmethod
+    def _take(bucket: Bucket, now: float) -> bool:
+        if now >= bucket.reset_at:
+            bucket.used, bucket.reset_at = 0, now + bucket.window
+        if bucket.used >= bucket.limit:
+            return False
+        bucket.used += 1
+        return True
+
+    @staticmethod
+    def _headers(bucket: Bucket, now: float) -> dict[str, str]:
+        reset_after = max(bucket.reset_at - now, 0.0)
+        return {"X-RateLimit-Limit": str(bucket.limit),
+                "X-RateLimit-Remaining": str(max(bucket.limit - bucket.used, 0)),
+                "X-RateLimit-Reset": f"{time.time() + reset_after:.3f}",
+                "X-RateLimit-Reset-After": f"{reset_after:.3f}",
+                "X-RateLimit-Bucket": bucket.name}
+
+    async def _rest(self, request: web.Request) -> web.Response:
+        path = "/" + request.match_info["tail"]
+        method = request.method
+        body, files = await self._read_body(request)
+        now = time.monotonic()
+        record = RequestRecord(method, path, body, 200, now, dict(request.query))
+        self.requests.append(record)
+        try:
+            return await self._answer(request, method, path, body, files, record, now)
+        finally:
+            await self._notify()
+
+    async def _answer(self, request: web.Request, method: str, path: str, body: Any,
+                      files: dict[str, tuple[str, bytes, str]], record: RequestRecord,
+                      now: float) -> web.Response:
+        if self.global_limit is not None:
+            if self._global is None:
+                self._global = Bucket("global", self.global_limit, 1.0)
+            if not self._take(self._global, now):
+                return self._too_many(record, self._global, now, is_global=True)
+        bucket = self._bucket_for(method, path)
+        if not self._take(bucket, now):
+            return self._too_many(record, bucket, now)
+        headers = self._headers(bucket, now)
+
+        def error(status: int, payload: dict[str, Any]) -> web.Response:
+            record.status = status
+            return json_response(payload, status, headers)
+
+        for fault in self._faults:
+            if fault.times > 0 and fault.method == method and fault.pattern.search(path):
+                fault.times -= 1
+                return error(fault.status, fault.body)
+        match = re.match(r"/channels/(\d+)/", path)
+        if match and match.group(1) in self._forbidden and method != "GET":
+            return error(403, {"message": "Missing Permissions", "code": 50013})
+        result = self._route(method, path, body, files, request)
+        if result is None:
+            return error(404, {"message": f"fake Discord has no route {method} {path}", "code": 0})
+        status, payload = result
+        record.status = status
+        if status == 204:
+            return web.Response(status=204, headers=headers)
+        return json_response(payload, status, headers)
+
+    def _too_many(self, record: RequestRecord, bucket: Bucket, now: float, *,
+                  is_global: bool = False) -> web.Response:
+        record.status = 429
+        self.rate_limited.append(record)
+        retry_after = max(bucket.reset_at - now, 0.001)
+        headers = {**self._headers(bucket, now), "Via": "1.1 google", "Retry-After": str(int(retry_after) + 1),
+                   "X-RateLimit-Scope": "global" if is_global else "user"}
+        if is_global:
+            headers["X-RateLimit-Global"] = "true"
+        return json_response({"message": "You are being rate limited.", "retry_after": round(retry_after, 3),
+                              "global": is_global}, 429, headers)
+
+    @staticmethod
+    async def _read_body(request: web.Request) -> tuple[Any, dict[str, tuple[str, bytes, str]]]:
+        files: dict[str, tuple[str, bytes, str]] = {}
+        if request.content_type == "multipart/form-data":
+            form = await request.post()
+            body: Any = None
+            for name, value in form.items():
+                if name == "payload_json":
+                    body = json.loads(value if isinstance(value, str) else value.file.read())
+                elif isinstance(value, web.FileField):
+                    files[name] = (value.filename, value.file.read(), value.content_type)
+            return body, files
+        raw = await request.read()
+        return (json.loads(raw) if raw else None), files
+
+    def _route(self, method: str, path: str, body: Any, files: dict[str, tuple[str, bytes, str]],
+               request: web.Request) -> tuple[int, Any] | None:
+        if method == "GET" and path == "/users/@me":
+            return 200, self.bot_user
+        if method == "GET" and path == "/oauth2/applications/@me":
+            return 200, {"id": self.application_id, "name": "llmbot", "description": "", "icon": None,
+                         "bot_public": True, "bot_require_code_grant": False, "owner": self.owner,
+                         "verify_key": "00", "flags": 0}
+        if method == "GET" and path in ("/gateway/bot", "/gateway"):
+            return 200, {"url": self.gateway_url, "shards": 1,
+                         "session_start_limit": {"total": 1000, "remaining": 999, "reset_after": 0,
+                                                 "max_concurrency": 1}}
+        if m := re.fullmatch(r"/applications/(\d+)(?:/guilds/(\d+))?/commands", path):
+            if method == "PUT":
+                scope = m.group(2) or "global"
+                self.commands[scope] = [
+                    {**c, "id": snowflake(), "application_id": self.application_id, "version": snowflake(),
+                     "default_member_permissions": c.get("default_member_permissions")} for c in body]
+                return 200, self.commands[scope]
+            if method == "GET":
+                return 200, self.commands.get(m.group(2) or "global", [])
+        if m := re.fullmatch(r"/channels/(\d+)/typing", path):
+            self.typing.append((m.group(1), time.monotonic()))
+            return 204, None
+        if m := re.fullmatch(r"/channels/(\d+)/messages", path):
+            if method == "POST":
+                stored = self._create(m.group(1), body or {}, files)
+                return 200, self.message_payload(stored)
+            if method == "GET":
+                msgs = [x for x in self.messages.values() if x.channel_id == m.group(1) and not x.deleted]
+                return 200, [self.message_payload(x) for x in reversed(msgs)][: int(request.query.get("limit", 50))]
+        if m := re.fullmatch(r"/channels/(\d+)/messages/(\d+)", path):
+            return self._existing(method, m.group(2), body or {}, files)
+        if m := re.fullmatch(r"/interactions/(\d+)/([^/]+)/callback", path):
+            return self._callback(m.group(1), m.group(2), body or {}, files)
+        if m := re.fullmatch(r"/webhooks/(\d+)/([^/]+)(?:/messages/(@original|\d+))?", path):
+            token, target = m.group(2), m.group(3)
+            if target is None and method == "POST":
+                stored = self._create(self.channel_id, body or {}, files, webhook_token=token)
+                return 200, self.message_payload(stored)
+            if target == "@original":
+                target = next((x.id for x in self.messages.values() if x.webhook_token == token), None)
+                if target is None:
+                    return 404, {"message": "Unknown Webhook", "code": 10015}
+            if target is not None:
+                return self._existing(method, target, body or {}, files)
+        return None
+
+    def _create(self, channel_id: str, body: dict[str, Any], files: dict[str, tuple[str, bytes, str]],
+                *, webhook_token: str | None = None) -> StoredMessage:
+        stored = StoredMessage(id=snowflake(), channel_id=channel_id, author=self.bot_user,
+                               content=body.get("content") or "", webhook_token=webhook_token)
+        stored.history.append(stored.content)
+        ref = body.get("message_reference")
+        if ref:  # discord.py sends ints; Discord answers with string snowflakes
+            stored.message_reference = {k: str(v) if k.endswith("_id") and v is not None else v
+                                        for k, v in ref.items()}
+        self._apply(stored, body, files)
+        self.messages[stored.id] = stored
+        return stored
+
+    def _apply(self, stored: StoredMessage, body: dict[str, Any], files: dict[str, tuple[str, bytes, str]]) -> None:
+        if "embeds" in body:
+            stored.embeds = body["embeds"] or []
+        if "allowed_mentions" in body:
+            stored.allowed_mentions = body["allowed_mentions"]
+        if files:
+            stored.attachments = []
+            for name, (filename, data, ctype) in files.items():
+                stored.files[filename] = data
+                stored.attachments.append({"id": snowflake(), "filename": filename, "size": len(data),
+                                           "url": f"{self.base_url}/attachments/{name}/{filename}",
+                                           "proxy_url": f"{self.base_url}/attachments/{name}/{filename}",
+                                           "content_type": ctype})
+
+    def _existing(self, method: str, mid: str, body: dict[str, Any],
+                  files: dict[str, tuple[str, bytes, str]]) -> tuple[int, Any]:
+        stored = self.messages.get(mid)
+        if stored is None or stored.deleted:
+            return 404, {"message": "Unknown Message", "code": 10008}
+        if method == "GET":
+            return 200, self.message_payload(stored)
+        if method == "DELETE":
+            stored.deleted = True
+            return 204, None
+        if "content" in body:
+            stored.content = body["content"] or ""
+        stored.history.append(stored.content)
+        stored.edit_times.append(time.monotonic())
+        self._apply(stored, body, files)
+        return 200, self.message_payload(stored)
+
+    def _callback(self, iid: str, token: str, body: dict[str, Any],
+                  files: dict[str, tuple[str, bytes, str]]) -> tuple[int, Any]:
+        self.interaction_responses.append({"interaction_id": iid, "token": token, **body})
+        rtype = body.get("type")
+        data = body.get("data") or {}
+        interaction = {"id": iid, "type": 2, "response_message_loading": rtype == 5,
+                       "response_message_ephemeral": bool(data.get("flags", 0) & 64)}
+        if rtype in (4, 5):
+            stored = self._create(self.channel_id, data, files, webhook_token=token)
+            interaction["response_message_id"] = stored.id
+            message = self.message_payload(stored)
+            message["flags"] = data.get("flags", 0)
+            return 200, {"interaction": interaction, "resource": {"type": rtype, "message": message}}
+        return 200, {"interaction": interaction}
