@@ -1,0 +1,164 @@
+"""Server configuration: text route, capabilities, thought log, BYOK mode, fallback chain."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import delete, func, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.models import ModelFallback, Server, ServerCapabilities, ServerTextConfig
+from bot.repo.common import RepositoryError, ensure_server
+from providers import KNOWN_PROVIDERS
+
+MAX_MODEL_LENGTH = 200
+MAX_FALLBACKS = 10
+
+
+@dataclass(frozen=True)
+class ModelTarget:
+    """One model to try: provider, model name and (custom provider only) a base URL."""
+
+    provider: str
+    model: str
+    base_url: str | None = None
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    """Everything a server stored; None/False where it stored nothing."""
+
+    guild_id: int
+    provider: str | None
+    model: str | None
+    base_url: str | None
+    thought_log_channel_id: int | None
+    member_keys_required: bool
+    verbatim_tool_calling_enabled: bool
+
+
+def check_provider(provider: str) -> str:
+    value = provider.strip().lower()
+    if value not in KNOWN_PROVIDERS:
+        raise RepositoryError("unknown_provider", provider=provider[:40])
+    return value
+
+
+def check_model(model: str) -> str:
+    value = model.strip()
+    if not value or len(value) > MAX_MODEL_LENGTH or any(c.isspace() for c in value):
+        raise RepositoryError("bad_model")
+    return value
+
+
+async def get_server_settings(session: AsyncSession, guild_id: int) -> ServerSettings:
+    server = await session.get(Server, guild_id)
+    text = await session.get(ServerTextConfig, guild_id)
+    caps = await session.get(ServerCapabilities, guild_id)
+    return ServerSettings(
+        guild_id=guild_id,
+        provider=text.provider if text else None,
+        model=text.model if text else None,
+        base_url=text.base_url if text else None,
+        thought_log_channel_id=server.thought_log_channel_id if server else None,
+        member_keys_required=bool(server and server.member_keys_required),
+        verbatim_tool_calling_enabled=bool(caps and caps.verbatim_tool_calling_enabled),
+    )
+
+
+async def _text_config(session: AsyncSession, guild_id: int) -> ServerTextConfig:
+    await ensure_server(session, guild_id)
+    row = await session.get(ServerTextConfig, guild_id)
+    if row is None:
+        row = ServerTextConfig(guild_id=guild_id)
+        session.add(row)
+    return row
+
+
+async def set_text_model(session: AsyncSession, guild_id: int, provider: str, model: str) -> ModelTarget:
+    """The primary route. A base URL is kept but only used while the provider is custom."""
+    target = ModelTarget(check_provider(provider), check_model(model))
+    row = await _text_config(session, guild_id)
+    row.provider, row.model = target.provider, target.model
+    await session.flush()
+    return ModelTarget(target.provider, target.model, row.base_url if target.provider == "custom" else None)
+
+
+async def set_custom_endpoint(session: AsyncSession, guild_id: int, base_url: str, model: str | None) -> ModelTarget:
+    """Switch the server to the custom provider at `base_url` (already address-checked)."""
+    row = await _text_config(session, guild_id)
+    chosen = check_model(model) if model is not None else row.model
+    if chosen is None:
+        raise RepositoryError("model_required")
+    row.provider, row.model, row.base_url = "custom", chosen, base_url
+    await session.flush()
+    return ModelTarget("custom", chosen, base_url)
+
+
+async def _server(session: AsyncSession, guild_id: int) -> Server:
+    await ensure_server(session, guild_id)
+    server = await session.get(Server, guild_id, populate_existing=True)
+    assert server is not None  # ensure_server just made it
+    return server
+
+
+async def set_thought_log_channel(session: AsyncSession, guild_id: int, channel_id: int | None) -> None:
+    (await _server(session, guild_id)).thought_log_channel_id = channel_id
+    await session.flush()
+
+
+async def set_member_keys_required(session: AsyncSession, guild_id: int, required: bool) -> None:
+    (await _server(session, guild_id)).member_keys_required = required
+    await session.flush()
+
+
+async def set_verbatim_tool_calling(session: AsyncSession, guild_id: int, enabled: bool) -> None:
+    await ensure_server(session, guild_id)
+    row = await session.get(ServerCapabilities, guild_id)
+    if row is None:
+        row = ServerCapabilities(guild_id=guild_id)
+        session.add(row)
+    row.verbatim_tool_calling_enabled = enabled
+    await session.flush()
+
+
+async def list_fallbacks(session: AsyncSession, guild_id: int) -> list[ModelTarget]:
+    rows = await session.scalars(
+        select(ModelFallback).where(ModelFallback.guild_id == guild_id).order_by(ModelFallback.position)
+    )
+    return [ModelTarget(row.provider, row.model) for row in rows]
+
+
+async def add_fallback(session: AsyncSession, guild_id: int, provider: str, model: str) -> int:
+    """Append to the chain; returns the 1-based position shown to the manager."""
+    target = ModelTarget(check_provider(provider), check_model(model))
+    await ensure_server(session, guild_id)
+    chain = await list_fallbacks(session, guild_id)
+    if target in chain:
+        raise RepositoryError("fallback_duplicate")
+    if len(chain) >= MAX_FALLBACKS:
+        raise RepositoryError("fallback_full", limit=MAX_FALLBACKS)
+    top = await session.scalar(
+        select(func.max(ModelFallback.position)).where(ModelFallback.guild_id == guild_id)
+    )
+    session.add(ModelFallback(guild_id=guild_id, position=(top or 0) + 1,
+                              provider=target.provider, model=target.model))
+    await session.flush()
+    return len(chain) + 1
+
+
+async def remove_fallback(session: AsyncSession, guild_id: int, position: int) -> ModelTarget | None:
+    """Remove the entry at a 1-based position and close the gap (row by row, ascending,
+    so the unique (guild, position) constraint holds after every statement)."""
+    rows = list(await session.scalars(
+        select(ModelFallback).where(ModelFallback.guild_id == guild_id).order_by(ModelFallback.position)
+    ))
+    if not 1 <= position <= len(rows):
+        return None
+    gone = rows[position - 1]
+    await session.execute(delete(ModelFallback).where(ModelFallback.id == gone.id))
+    await session.flush()
+    for index, row in enumerate(rows[position:], start=position):
+        row.position = index
+        await session.flush()
+    return ModelTarget(gone.provider, gone.model)
