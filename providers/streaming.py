@@ -1,0 +1,229 @@
+"""Provider-neutral stream plumbing shared by every adapter.
+
+- `SSEDecoder` turns raw body bytes into `(event_name, data_bytes)` pairs. It is
+  incremental and split-invariant (any byte split gives the same events) and keeps
+  payloads as bytes, because `jiter.from_json` parses bytes directly: decoding to `str`
+  first would cost a copy per event on the hot path.
+- `with_inactivity_timeout` bounds each wait for the next piece of a stream, and
+  `response_timeout` the wait for the response itself (the adapters' `timeout` option).
+- `classify_transport_error` maps the failures of the three HTTP stacks the SDKs use
+  (httpx, httpx2, aiohttp) plus our own stream errors to a `ProviderError`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterator
+from typing import Any, TypeVar
+
+from providers.errors import STREAM_INTERRUPTED, classify_failure
+from providers.types import ProviderError
+
+T = TypeVar("T")
+
+SSEEvent = tuple[str | None, bytes]
+"""`(event name or None, data)`; data lines are joined with `\\n`, as the SSE format says."""
+
+# A body that never reaches an event boundary is not an SSE stream; stop buffering it.
+MAX_PENDING_BYTES = 8 * 1024 * 1024
+
+
+class MalformedStreamError(Exception):
+    """The body is not a well-formed event stream (bad bytes, bad JSON, impossible shape)."""
+
+
+class StreamTimeoutError(Exception):
+    """No response, or no next piece of the stream, within the adapter's `timeout`."""
+
+
+class StreamInterruptedError(Exception):
+    """The body ended before the provider said the answer was complete."""
+
+
+def _parse_block(block: bytes) -> SSEEvent | None:
+    """One event block (lines without the blank terminator) → event, or None when empty."""
+    if block.startswith(b"data: ") and b"\n" not in block:
+        return None, block[6:]
+    name: str | None = None
+    data: list[bytes] = []
+    for line in block.split(b"\n"):
+        if not line or line[0] == 0x3A:  # blank, or ":" comment (keep-alives)
+            continue
+        field, sep, value = line.partition(b":")
+        if sep and value[:1] == b" ":
+            value = value[1:]
+        if field == b"data":
+            data.append(value)
+        elif field == b"event":
+            try:
+                name = value.decode("ascii")
+            except UnicodeDecodeError as exc:
+                raise MalformedStreamError(f"event name is not ASCII: {value[:40]!r}") from exc
+        # id:, retry: and unknown fields carry nothing an adapter needs.
+    if not data and name is None:
+        return None
+    return name, b"\n".join(data)
+
+
+class SSEDecoder:
+    """Incremental server-sent-events decoder over raw byte chunks.
+
+    Lines may end in LF, CRLF or CR; an event ends at a blank line. Comment lines
+    (`: keep-alive`) are dropped. Events with neither data nor a name are skipped.
+    """
+
+    __slots__ = ("_buffer", "_pending_cr")
+
+    def __init__(self) -> None:
+        self._buffer = b""
+        self._pending_cr = False
+
+    def feed(self, chunk: bytes) -> list[SSEEvent]:
+        """Decode every event completed by `chunk`; hold the unfinished tail."""
+        if self._pending_cr:
+            chunk = b"\r" + chunk
+            self._pending_cr = False
+        if chunk.endswith(b"\r"):
+            # The CR may be the first half of a CRLF split across reads.
+            self._pending_cr = True
+            chunk = chunk[:-1]
+        if b"\r" in chunk:
+            chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        buffer = self._buffer + chunk if self._buffer else chunk
+        cut = buffer.rfind(b"\n\n")
+        if cut < 0:
+            if len(buffer) > MAX_PENDING_BYTES:
+                raise MalformedStreamError(f"no event boundary in {len(buffer)} bytes")
+            self._buffer = buffer
+            return []
+        self._buffer = buffer[cut + 2 :]
+        events: list[SSEEvent] = []
+        for block in buffer[:cut].split(b"\n\n"):
+            event = _parse_block(block)
+            if event is not None:
+                events.append(event)
+        return events
+
+    def finish(self) -> list[SSEEvent]:
+        """At end of body: dispatch a last event whose lines are complete; drop a cut line."""
+        buffer = self._buffer + (b"\n" if self._pending_cr else b"")
+        self._buffer = b""
+        self._pending_cr = False
+        end = buffer.rfind(b"\n")
+        if end < 0:
+            return []
+        events: list[SSEEvent] = []
+        for block in buffer[:end].split(b"\n\n"):
+            event = _parse_block(block)
+            if event is not None:
+                events.append(event)
+        return events
+
+
+def iter_sse(chunks: Iterator[bytes]) -> Iterator[SSEEvent]:
+    """Decode a whole iterable of byte chunks (tests, tools, benchmarks)."""
+    decoder = SSEDecoder()
+    for chunk in chunks:
+        yield from decoder.feed(chunk)
+    yield from decoder.finish()
+
+
+class _InactivityTimeout(AsyncIterator[T]):
+    """Wraps an async iterator; each `__anext__` must finish within `seconds`."""
+
+    __slots__ = ("_source", "_seconds")
+
+    def __init__(self, source: AsyncIterator[T], seconds: float) -> None:
+        self._source = source
+        self._seconds = seconds
+
+    def __aiter__(self) -> _InactivityTimeout[T]:
+        return self
+
+    async def __anext__(self) -> T:
+        try:
+            async with asyncio.timeout(self._seconds):
+                return await self._source.__anext__()
+        except TimeoutError:
+            raise StreamTimeoutError(
+                f"no data from the provider for {self._seconds:g} s"
+            ) from None
+
+    async def aclose(self) -> None:
+        close = getattr(self._source, "aclose", None)
+        if close is not None:
+            await close()
+
+
+def with_inactivity_timeout(source: AsyncIterator[T], seconds: float | None) -> AsyncIterator[T]:
+    """Bound the wait for each next item; `None` means no bound (the source as is)."""
+    if seconds is None:
+        return source
+    return _InactivityTimeout(source, seconds)
+
+
+class response_timeout:
+    """`async with response_timeout(seconds):` — raise StreamTimeoutError if the body is too slow.
+
+    Bounds the wait for the response headers (the request itself); `None` disables it.
+    """
+
+    __slots__ = ("_seconds", "_cm")
+
+    def __init__(self, seconds: float | None) -> None:
+        self._seconds = seconds
+        self._cm: Any = None
+
+    async def __aenter__(self) -> None:
+        self._cm = asyncio.timeout(self._seconds)
+        await self._cm.__aenter__()
+
+    async def __aexit__(self, exc_type: Any, exc: Any, tb: Any) -> bool:
+        try:
+            await self._cm.__aexit__(exc_type, exc, tb)
+        except TimeoutError:
+            raise StreamTimeoutError(
+                f"the provider did not respond within {self._seconds:g} s"
+            ) from None
+        return False
+
+
+# ---- transport failures ----------------------------------------------------------------------
+_CONNECT = frozenset({"ConnectError", "ClientConnectorError", "ClientConnectionError", "ConnectionRefusedError"})
+_TIMEOUT = frozenset({"TimeoutException", "ConnectTimeout", "ReadTimeout", "PoolTimeout",
+                      "ServerTimeoutError", "TimeoutError"})
+_INTERRUPTED = frozenset({"RemoteProtocolError", "ReadError", "StreamError", "ProtocolError",
+                          "ServerDisconnectedError", "ClientPayloadError", "ConnectionResetError",
+                          "IncompleteRead", "ClientOSError", "ConnectionError"})
+
+
+def _mro_names(exc: BaseException) -> list[str]:
+    return [cls.__name__ for cls in type(exc).__mro__]
+
+
+def classify_transport_error(provider: str, exc: BaseException) -> ProviderError | None:
+    """Classify a failure below the HTTP status level, or None when it is not one.
+
+    Matches by class name across httpx, httpx2 and aiohttp so no stack is imported here.
+    """
+    names = _mro_names(exc)
+    message = str(exc) or names[0]
+    if isinstance(exc, StreamTimeoutError):
+        return classify_failure(provider=provider, message=message, timeout=True, original_error=exc)
+    if isinstance(exc, MalformedStreamError):
+        return classify_failure(provider=provider, message=f"malformed stream: {message}",
+                                error_type="malformed_stream", original_error=exc)
+    if isinstance(exc, StreamInterruptedError):
+        return classify_failure(provider=provider, message=message,
+                                error_type=STREAM_INTERRUPTED, original_error=exc)
+    for name in names:  # most specific class first
+        if name in _TIMEOUT:
+            return classify_failure(provider=provider, message=message, timeout=True,
+                                    original_error=exc)
+        if name in _CONNECT:
+            return classify_failure(provider=provider, message=f"connection failed: {message}",
+                                    connection_failed=True, original_error=exc)
+        if name in _INTERRUPTED:
+            return classify_failure(provider=provider, message=f"stream interrupted: {message}",
+                                    error_type=STREAM_INTERRUPTED, original_error=exc)
+    return None
