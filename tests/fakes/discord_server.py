@@ -11,6 +11,7 @@ writes is kept with its edit history, embeds, files and `allowed_mentions`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import re
@@ -188,10 +189,16 @@ class FakeDiscord:
 
     async def wait_for(self, predicate: Callable[[], bool], timeout: float = 10.0,
                        watch: asyncio.Task[Any] | None = None) -> None:
-        """Wait until `predicate()` holds; fail loudly if `watch` (the bot task) ends first."""
+        """Wait until `predicate()` holds; fail loudly if `watch` (the bot task) ends first.
+
+        Re-checked on every fake-Discord change and every 20 ms, so predicates on the
+        bot's own state work too.
+        """
         async def waiter() -> None:
             async with self._changed:
-                await self._changed.wait_for(predicate)
+                while not predicate():
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self._changed.wait(), 0.02)
 
         task = asyncio.ensure_future(waiter())
         pending = {task} if watch is None else {task, watch}

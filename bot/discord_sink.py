@@ -1,0 +1,140 @@
+"""`MessageSink` over discord.py: where the stream layer's text becomes Discord messages.
+
+Every send and edit carries `AllowedMentions.none()`, so whatever the model writes
+(`@everyone`, `@here`, `<@&role>`, `<@user>`) pings nobody; the reply to the triggering
+message does not ping its author either. discord.py errors become the stream layer's
+`SinkError`s, which is all the buffer needs to decide between "continue in a new
+message", "give up here" and "keep the text for later".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+from collections.abc import Iterator
+from typing import Any
+
+import aiohttp
+import discord
+
+from stream.sink import (
+    EmbedSpec,
+    MessageGone,
+    RateLimitInfo,
+    SentMessage,
+    SinkError,
+    SinkForbidden,
+    SinkUnavailable,
+)
+
+NO_MENTIONS = discord.AllowedMentions.none()
+# discord.py's route keys for the two message-writing routes of a channel.
+_EDIT_ROUTE = "PATCH /channels/{channel_id}/messages/{message_id}"
+_SEND_ROUTE = "POST /channels/{channel_id}/messages"
+
+
+@contextlib.contextmanager
+def sink_errors(*, editing: bool) -> Iterator[None]:
+    """Translate discord.py failures; `editing` says a 404 means the message is gone."""
+    try:
+        yield
+    except discord.NotFound as exc:
+        if editing:
+            raise MessageGone(f"message gone (Discord {exc.status}, code {exc.code})") from exc
+        raise SinkForbidden(f"channel unavailable (Discord {exc.status}, code {exc.code})") from exc
+    except discord.Forbidden as exc:
+        raise SinkForbidden(f"not allowed (Discord {exc.status}, code {exc.code})") from exc
+    except discord.DiscordServerError as exc:
+        raise SinkUnavailable(f"Discord server error {exc.status}") from exc
+    except discord.HTTPException as exc:
+        if exc.status >= 500 or exc.status == 429:
+            raise SinkUnavailable(f"Discord answered {exc.status}") from exc
+        raise SinkError(f"Discord rejected the request ({exc.status}, code {exc.code})") from exc
+    except (TimeoutError, aiohttp.ClientError, OSError) as exc:
+        raise SinkUnavailable(f"network error talking to Discord: {type(exc).__name__}") from exc
+
+
+def to_discord_embed(spec: EmbedSpec) -> discord.Embed:
+    embed = discord.Embed(title=spec.title or None, description=spec.description or None,
+                          color=spec.color)
+    for name, value in spec.fields:
+        embed.add_field(name=name, value=value, inline=False)
+    if spec.footer:
+        embed.set_footer(text=spec.footer)
+    return embed
+
+
+class DiscordMessageSink:
+    """One channel's delivery surface, replying to `reply_to` when asked."""
+
+    def __init__(self, channel: discord.abc.Messageable, *, reply_to: discord.Message | None = None,
+                 client: discord.Client | None = None) -> None:
+        self.channel = channel
+        self.reply_to = reply_to
+        self.client = client
+
+    def _reference(self, reply: bool) -> discord.MessageReference | None:
+        if not reply or self.reply_to is None:
+            return None
+        # A deleted trigger must not make the answer fail: post it unreferenced instead.
+        return self.reply_to.to_reference(fail_if_not_exists=False)
+
+    def _partial(self, message: SentMessage) -> discord.PartialMessage:
+        return self.channel.get_partial_message(message.id)  # type: ignore[attr-defined]
+
+    async def _post(self, reply: bool, **kwargs: Any) -> SentMessage:
+        with sink_errors(editing=False):
+            sent = await self.channel.send(reference=self._reference(reply), mention_author=False,
+                                           allowed_mentions=NO_MENTIONS, **kwargs)
+        return SentMessage(id=sent.id, channel_id=sent.channel.id)
+
+    async def send(self, content: str, *, reply: bool = False) -> SentMessage:
+        return await self._post(reply, content=content)
+
+    async def edit(self, message: SentMessage, content: str) -> None:
+        with sink_errors(editing=True):
+            await self._partial(message).edit(content=content, allowed_mentions=NO_MENTIONS)
+
+    async def delete(self, message: SentMessage) -> None:
+        try:
+            with sink_errors(editing=True):
+                await self._partial(message).delete()
+        except MessageGone:
+            return  # already gone is what we wanted
+
+    async def send_embed(self, embed: EmbedSpec, *, reply: bool = False) -> SentMessage:
+        return await self._post(reply, embed=to_discord_embed(embed))
+
+    async def send_file(self, filename: str, data: bytes, *, embed: EmbedSpec | None = None) -> SentMessage:
+        kwargs: dict[str, Any] = {"file": discord.File(io.BytesIO(data), filename=filename)}
+        if embed is not None:
+            kwargs["embed"] = to_discord_embed(embed)
+        return await self._post(False, **kwargs)
+
+    async def typing(self) -> None:
+        with sink_errors(editing=False):
+            await self.channel.typing()
+
+    def rate_limit(self) -> RateLimitInfo | None:
+        """The bucket discord.py keeps for this channel's message writes (read-only), if known."""
+        client = self.client
+        channel_id = getattr(self.channel, "id", None)
+        if client is None or channel_id is None:
+            return None
+        http = client.http
+        hashes: dict[str, str] = getattr(http, "_bucket_hashes", {})
+        buckets: dict[str, Any] = getattr(http, "_buckets", {})
+        for route in (_EDIT_ROUTE, _SEND_ROUTE):
+            bucket_hash = hashes.get(route)
+            bucket = buckets.get(f"{bucket_hash}:{channel_id}") if bucket_hash else None
+            if bucket is None or not getattr(bucket, "dirty", False):
+                continue
+            expires = bucket.expires
+            now = asyncio.get_running_loop().time()
+            if expires is None or expires <= now:
+                return RateLimitInfo(limit=bucket.limit, remaining=bucket.limit - bucket.outgoing,
+                                     reset_after=0.0)
+            return RateLimitInfo(limit=bucket.limit, remaining=bucket.remaining,
+                                 reset_after=expires - now)
+        return None
