@@ -15,8 +15,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import signal
+import sys
 from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import discord
@@ -100,3 +104,62 @@ async def fake_discord() -> AsyncIterator[FakeDiscord]:
     """A fresh fake Discord on a free port (message buckets 5 per 5 s per channel)."""
     async with FakeDiscord() as fake:
         yield fake
+
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class BotProcess:
+    fake: FakeDiscord
+    process: asyncio.subprocess.Process
+    log_path: Path
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    async def wait_for(self, predicate: Callable[[], bool], timeout: float = 15.0) -> None:
+        """Wait for fake-Discord state; fail at once (with the bot's log) if the process died."""
+        watch = asyncio.ensure_future(self.process.wait())
+        try:
+            await self.fake.wait_for(predicate, timeout, watch=watch)
+        except AssertionError as exc:
+            raise AssertionError(f"{exc}\n--- bot log ---\n{self.log()[-4000:]}") from None
+        finally:
+            watch.cancel()
+
+
+@contextlib.asynccontextmanager
+async def bot_process(fake: FakeDiscord, env: dict[str, str], workdir: Path,
+                      *, ready_timeout: float = 30.0) -> AsyncIterator[BotProcess]:
+    """Run `python -m bot` configured only by environment variables against `fake`.
+
+    The working directory is `workdir`, so no `.env` of the developer leaks in. The
+    process has identified on the gateway (so its cogs are loaded and `bot.user` is
+    known) when this yields; it gets SIGINT (discord.py's graceful close) on exit.
+    """
+    full_env = {
+        "PATH": os.environ.get("PATH", ""), "HOME": str(workdir), "PYTHONPATH": str(REPO_ROOT),
+        "DISCORD_TOKEN": BOT_TOKEN, "DISCORD_API_BASE_URL": fake.api_url,
+        "DISCORD_GATEWAY_URL": fake.gateway_url,
+        "DATABASE_URL": f"sqlite+aiosqlite:///{workdir / 'bot.sqlite3'}",
+        **env,
+    }
+    log_path = workdir / "bot.log"
+    fake.identified.clear()
+    with log_path.open("wb") as log_file:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", cwd=workdir, env=full_env,
+            stdout=log_file, stderr=asyncio.subprocess.STDOUT)
+    run = BotProcess(fake, process, log_path)
+    try:
+        await run.wait_for(fake.identified.is_set, ready_timeout)
+        yield run
+    finally:
+        if process.returncode is None:
+            process.send_signal(signal.SIGINT)
+            try:
+                await asyncio.wait_for(process.wait(), 10)
+            except TimeoutError:
+                process.kill()
+                await process.wait()

@@ -230,7 +230,9 @@ class FakeDiscord:
                 if op == 1:
                     await ws.send_str(json.dumps({"op": 11, "d": None, "s": None, "t": None}))
                 elif op == 2:
-                    await self._send(ws, "READY", self._ready())
+                    ready = self._ready()
+                    ready["shard"] = payload["d"].get("shard") or [0, 1]
+                    await self._send(ws, "READY", ready)
                     await self._send(ws, "GUILD_CREATE", self.guild_payload())
                     self.identified.set()
                 elif op == 6:
