@@ -1,0 +1,264 @@
+"""Recover the complete part of a cut tool-call argument payload (rules J1-J7).
+
+A dropped delta or a proxy timeout can end a tool call's JSON mid-token; `json.loads`
+then rejects the whole payload although most keys arrived intact. The repair scans the
+JSON grammar once, left to right, remembering where the last complete entry of each open
+container ended. When the input simply runs out, it cuts back to the deepest container
+that still has a complete entry and closes everything open. It never invents a token and
+refuses input that is malformed rather than truncated.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from providers.metrics import TOOL_ARGUMENTS_TRUNCATED
+
+logger = logging.getLogger(__name__)
+
+_WS = re.compile(r"[ \t\n\r]*")
+# Characters that can continue a number token; the run is then validated as a whole.
+_NUM_RUN = re.compile(r"[0-9+\-.eE]*")
+_NUM_FULL = re.compile(r"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
+_NUM_PREFIX = re.compile(
+    r"-?(?:(?:0|[1-9][0-9]*)(?:\.[0-9]*)?(?:(?<=[0-9])[eE][+-]?[0-9]*)?)?"
+)
+_STR_BODY = re.compile(r'[^"\\\x00-\x1f]*')
+_HEX4 = re.compile(r"[0-9a-fA-F]{0,4}")
+_SIMPLE_ESCAPES = frozenset('"\\/bfnrt')
+_LITERALS = {"t": "true", "f": "false", "n": "null"}
+
+# Parser states inside a container.
+_OBJ_FIRST_KEY = 0  # after "{": a key or "}"
+_OBJ_KEY = 1  # after ",": a key
+_OBJ_COLON = 2  # after a key
+_OBJ_VALUE = 3  # after ":"
+_OBJ_AFTER = 4  # after a value: "," or "}"
+_ARR_FIRST = 5  # after "[": a value or "]"
+_ARR_VALUE = 6  # after ",": a value
+_ARR_AFTER = 7  # after a value: "," or "]"
+
+
+class _Malformed(Exception):
+    """Raised inside the scan when a character cannot stand where it does."""
+
+
+class _Frame:
+    """One open container: its kind, parse state and the end of its last complete entry."""
+
+    __slots__ = ("closer", "state", "last_end")
+
+    def __init__(self, closer: str, state: int) -> None:
+        self.closer = closer
+        self.state = state
+        self.last_end = -1
+
+
+def _scan_string(raw: str, pos: int) -> int:
+    """Return the index after a string starting at `pos` (its quote), or -1 if cut."""
+    n = len(raw)
+    pos += 1
+    while True:
+        pos = _STR_BODY.match(raw, pos).end()
+        if pos >= n:
+            return -1
+        ch = raw[pos]
+        if ch == '"':
+            return pos + 1
+        if ch != "\\":
+            raise _Malformed  # a raw control character
+        if pos + 1 >= n:
+            return -1
+        esc = raw[pos + 1]
+        if esc in _SIMPLE_ESCAPES:
+            pos += 2
+        elif esc == "u":
+            digits = _HEX4.match(raw, pos + 2).end() - (pos + 2)
+            if digits < 4:
+                if pos + 2 + digits >= n:
+                    return -1
+                raise _Malformed
+            pos += 6
+        else:
+            raise _Malformed
+
+
+def _complete_value(frame: _Frame, end: int) -> None:
+    """Record a value that completed at `end` and move the frame past it."""
+    frame.last_end = end
+    frame.state = _OBJ_AFTER if frame.closer == "}" else _ARR_AFTER
+
+
+def _scan(raw: str) -> str | None:
+    """Return the repaired JSON text, or None when the input is not a cut object."""
+    n = len(raw)
+    pos = _WS.match(raw, 0).end()
+    if pos >= n or raw[pos] != "{":
+        return None
+    stack = [_Frame("}", _OBJ_FIRST_KEY)]
+    pos += 1
+    pending_number_end = -1  # a number that is complete only once a separator follows
+    while True:
+        pos = _WS.match(raw, pos).end()
+        if pos >= n:
+            break
+        ch = raw[pos]
+        frame = stack[-1]
+        state = frame.state
+        if state in (_OBJ_AFTER, _ARR_AFTER):
+            if ch == ",":
+                if pending_number_end >= 0:
+                    frame.last_end = pending_number_end
+                    pending_number_end = -1
+                frame.state = _OBJ_KEY if state == _OBJ_AFTER else _ARR_VALUE
+                pos += 1
+                continue
+            if ch != frame.closer:
+                raise _Malformed
+            pending_number_end = -1
+            stack.pop()
+            pos += 1
+            if not stack:
+                return None  # the root closed: complete input or trailing junk
+            _complete_value(stack[-1], pos)
+            continue
+        if state in (_OBJ_FIRST_KEY, _OBJ_KEY):
+            if ch == "}" and state == _OBJ_FIRST_KEY:
+                stack.pop()
+                pos += 1
+                if not stack:
+                    return None
+                _complete_value(stack[-1], pos)
+                continue
+            if ch != '"':
+                raise _Malformed
+            end = _scan_string(raw, pos)
+            if end < 0:
+                break
+            frame.state = _OBJ_COLON
+            pos = end
+            continue
+        if state == _OBJ_COLON:
+            if ch != ":":
+                raise _Malformed
+            frame.state = _OBJ_VALUE
+            pos += 1
+            continue
+        # A value is due (_OBJ_VALUE, _ARR_FIRST, _ARR_VALUE).
+        if ch == "]" and state == _ARR_FIRST:
+            stack.pop()
+            pos += 1
+            _complete_value(stack[-1], pos)
+            continue
+        if ch == "{":
+            stack.append(_Frame("}", _OBJ_FIRST_KEY))
+            pos += 1
+        elif ch == "[":
+            stack.append(_Frame("]", _ARR_FIRST))
+            pos += 1
+        elif ch == '"':
+            end = _scan_string(raw, pos)
+            if end < 0:
+                break
+            _complete_value(frame, end)
+            pos = end
+        elif ch in _LITERALS:
+            word = _LITERALS[ch]
+            piece = raw[pos : pos + len(word)]
+            if not word.startswith(piece):
+                raise _Malformed
+            if len(piece) < len(word):
+                break  # cut inside the literal
+            pos += len(word)
+            _complete_value(frame, pos)
+        elif ch == "-" or "0" <= ch <= "9":
+            end = _NUM_RUN.match(raw, pos).end()
+            token = raw[pos:end]
+            if end >= n:
+                if _NUM_PREFIX.fullmatch(token) is None:
+                    raise _Malformed
+                break  # a number at the very end may have been cut mid-digit
+            if _NUM_FULL.fullmatch(token) is None:
+                raise _Malformed
+            frame.state = _OBJ_AFTER if frame.closer == "}" else _ARR_AFTER
+            pending_number_end = end
+            pos = end
+        else:
+            raise _Malformed
+    return _close(raw, stack)
+
+
+def _close(raw: str, stack: list[_Frame]) -> str:
+    """Cut back to the deepest container with a complete entry and close all open ones."""
+    for depth in range(len(stack) - 1, 0, -1):
+        if stack[depth].last_end >= 0:
+            closers = "".join(frame.closer for frame in reversed(stack[: depth + 1]))
+            return raw[: stack[depth].last_end] + closers
+    root = stack[0]
+    if root.last_end < 0:
+        return "{}"
+    return raw[: root.last_end] + "}"
+
+
+def try_repair_incomplete_json(raw: str) -> dict | None:
+    """Return the complete entries of a cut JSON object, or None (rules J1-J6)."""
+    if not isinstance(raw, str):
+        return None
+    try:
+        text = _scan(raw)
+    except _Malformed:
+        return None
+    if text is None:
+        return None
+    try:
+        value: Any = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+@dataclass(slots=True)
+class ParsedToolArguments:
+    """Tool-call arguments as the adapters hand them on (rule J7)."""
+
+    args: dict
+    parsed: bool
+    truncated: bool
+
+
+def parse_tool_arguments(raw: str, *, adapter: str = "", tool_name: str = "") -> ParsedToolArguments:
+    """Parse a tool call's argument text, falling back to the truncation repair."""
+    if not raw or not raw.strip():
+        return ParsedToolArguments({}, False, False)
+    try:
+        value: Any = json.loads(raw)
+    except (ValueError, RecursionError):
+        pass
+    else:
+        if isinstance(value, dict):
+            return ParsedToolArguments(value, True, False)
+        return ParsedToolArguments({}, False, False)
+    repaired = try_repair_incomplete_json(raw)
+    if repaired is None:
+        logger.error(
+            "tool arguments unparseable and not a truncation; refused "
+            "(adapter=%s tool=%s raw_length=%d)",
+            adapter,
+            tool_name,
+            len(raw),
+        )
+        return ParsedToolArguments({}, False, False)
+    TOOL_ARGUMENTS_TRUNCATED.labels(adapter=adapter, tool=tool_name).inc()
+    logger.error(
+        "tool_arguments_truncated: recovered a cut payload "
+        "(adapter=%s tool=%s recovered_keys=%d raw_length=%d)",
+        adapter,
+        tool_name,
+        len(repaired),
+        len(raw),
+    )
+    return ParsedToolArguments(repaired, False, True)
