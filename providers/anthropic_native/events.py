@@ -1,0 +1,272 @@
+"""Anthropic Messages stream events -> ProcessedChunk (rules A4, A8, A9, E2).
+
+Pure: `process_event` reads one decoded event and the per-stream `AnthropicStream`
+that `start_stream` created, and returns what that event completes. Nothing here does
+I/O, reads a clock or keeps module state.
+
+Choices:
+- Only `tool_use` blocks become calls. `server_tool_use` / `mcp_tool_use` blocks ran on
+  Anthropic's side and their results are already in the response; dispatching them
+  here would run them twice.
+- A call's arguments are exactly the concatenated `partial_json` pieces, emitted at its
+  `content_block_stop`; a stream cut before that stop never yields the call.
+- Signed thinking and redacted-thinking blocks are kept (signature and opaque `data`
+  untouched) on the message's first call, so the tool loop can replay them; the
+  redacted data is never decoded and never logged (its log entry has empty text).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from providers.anthropic_native.request import THINKING_BLOCKS
+from providers.errors import STREAM_INTERRUPTED, classify_error_body, classify_failure
+from providers.text.json_repair import parse_tool_arguments
+from providers.types import FunctionCall, ProcessedChunk, ProviderError, ThoughtLogEntry
+
+PROVIDER = "anthropic"
+END_OF_BODY = "__end_of_body__"
+
+
+@dataclass(slots=True)
+class _Block:
+    kind: str
+    id: str | None = None
+    name: str = ""
+    pieces: list[str] = field(default_factory=list)
+    signature: str = ""
+    data: str | None = None
+
+
+@dataclass(slots=True)
+class AnthropicStream:
+    """Everything one stream needs across events; made fresh by every start_stream."""
+
+    blocks: dict[int, _Block] = field(default_factory=dict)
+    thinking_blocks: list[dict[str, Any]] = field(default_factory=list)
+    usage: dict[str, Any] = field(default_factory=dict)
+    stop_reason: str | None = None
+    stop_sequence: str | None = None
+    message_id: str | None = None
+    model: str | None = None
+    calls: int = 0
+    finished: bool = False
+    # Visible text already went out; the next text block starts a new paragraph.
+    wrote_text: bool = False
+    separate_next: bool = False
+
+
+def _text(content: str, thoughts: list[ThoughtLogEntry] | None = None) -> ProcessedChunk:
+    return ProcessedChunk(type="text", content=content, thoughts=thoughts)
+
+
+def _thought(kind: str, text: str) -> ProcessedChunk:
+    return _text("", [ThoughtLogEntry(kind, text, PROVIDER)])  # type: ignore[arg-type]
+
+
+def malformed(detail: str) -> ProcessedChunk:
+    """A stream that broke the wire format: not retryable, like any unclassified failure."""
+    error = classify_failure(provider=PROVIDER, message=f"malformed Anthropic stream: {detail}")
+    return ProcessedChunk(type="error", error=error)
+
+
+def interrupted(detail: str) -> ProviderError:
+    return classify_failure(
+        provider=PROVIDER, message=f"Anthropic stream interrupted: {detail}",
+        error_type=STREAM_INTERRUPTED,
+    )
+
+
+def _merge_usage(state: AnthropicStream, usage: Any) -> None:
+    if isinstance(usage, dict):
+        state.usage.update({k: v for k, v in usage.items() if v is not None})
+
+
+def _visible(state: AnthropicStream, text: str) -> list[ProcessedChunk]:
+    """Text blocks are separate paragraphs in the message; keep them apart when joined."""
+    if not text:
+        return []
+    if state.separate_next:
+        state.separate_next = False
+        text = "\n\n" + text
+    state.wrote_text = True
+    return [_text(text)]
+
+
+def _start_block(state: AnthropicStream, index: int, block: dict[str, Any]) -> list[ProcessedChunk]:
+    kind = block.get("type")
+    if kind == "text":
+        state.blocks[index] = _Block("text")
+        state.separate_next = state.wrote_text
+        text = block.get("text")
+        return _visible(state, text) if isinstance(text, str) else []
+    if kind == "thinking":
+        entry = _Block("thinking")
+        state.blocks[index] = entry
+        text = block.get("thinking")
+        if isinstance(text, str) and text:
+            entry.pieces.append(text)
+            return [_thought("raw", text)]
+        return []
+    if kind == "redacted_thinking":
+        data = block.get("data")
+        state.blocks[index] = _Block("redacted_thinking", data=data if isinstance(data, str) else "")
+        return [_thought("redacted", "")]
+    if kind == "tool_use":
+        ident = block.get("id")
+        name = block.get("name")
+        if not isinstance(name, str) or not name:
+            raise ValueError("tool_use block without a name")
+        state.blocks[index] = _Block("tool_use", id=ident if isinstance(ident, str) else None, name=name)
+        return []
+    state.blocks[index] = _Block("other")
+    return []
+
+
+def _delta(state: AnthropicStream, index: int, delta: dict[str, Any]) -> list[ProcessedChunk]:
+    block = state.blocks.get(index)
+    kind = delta.get("type")
+    if kind == "text_delta":
+        text = delta["text"]
+        if not isinstance(text, str):
+            raise ValueError("text_delta without text")
+        return _visible(state, text)
+    if block is None:
+        raise ValueError(f"delta for unknown block {index}")
+    if kind == "thinking_delta":
+        text = delta["thinking"]
+        if not isinstance(text, str):
+            raise ValueError("thinking_delta without text")
+        if not text:
+            return []
+        block.pieces.append(text)
+        return [_thought("raw", text)]
+    if kind == "signature_delta":
+        signature = delta["signature"]
+        if not isinstance(signature, str):
+            raise ValueError("signature_delta without a signature")
+        block.signature += signature
+        return [_thought("signature", signature)]
+    if kind == "input_json_delta":
+        piece = delta["partial_json"]
+        if not isinstance(piece, str):
+            raise ValueError("input_json_delta without partial_json")
+        if block.kind == "tool_use":
+            block.pieces.append(piece)
+        return []
+    return []
+
+
+def _finish_call(state: AnthropicStream, block: _Block) -> ProcessedChunk:
+    raw = "".join(block.pieces)
+    fields: dict[str, Any] = {}
+    if state.calls == 0 and state.thinking_blocks:
+        fields[THINKING_BLOCKS] = list(state.thinking_blocks)
+    signature = next(
+        (b["signature"] for b in reversed(state.thinking_blocks) if b.get("signature")), None
+    )
+    state.calls += 1
+    if raw.strip():
+        parsed = parse_tool_arguments(raw, adapter=PROVIDER, tool_name=block.name)
+        args, truncated = parsed.args, parsed.truncated
+        if not parsed.parsed and not truncated:
+            fields["unparsed_arguments"] = raw
+    else:
+        args, truncated = {}, False
+    call = FunctionCall(
+        name=block.name, args=args, id=block.id, thought_signature=signature,
+        provider_fields=fields, arguments_truncated=truncated,
+    )
+    return ProcessedChunk(type="function_call", function_call=call)
+
+
+def _stop_block(state: AnthropicStream, index: int) -> list[ProcessedChunk]:
+    block = state.blocks.pop(index, None)
+    if block is None:
+        return []
+    if block.kind == "thinking":
+        state.thinking_blocks.append(
+            {"type": "thinking", "thinking": "".join(block.pieces), "signature": block.signature}
+        )
+    elif block.kind == "redacted_thinking":
+        state.thinking_blocks.append({"type": "redacted_thinking", "data": block.data or ""})
+    elif block.kind == "tool_use":
+        return [_finish_call(state, block)]
+    return []
+
+
+def _done(state: AnthropicStream) -> ProcessedChunk:
+    metadata: dict[str, Any] = {"finish_reason": state.stop_reason, "usage": dict(state.usage)}
+    if state.stop_sequence:
+        metadata["stop_sequence"] = state.stop_sequence
+    if state.model:
+        metadata["model"] = state.model
+    if state.message_id:
+        metadata["id"] = state.message_id
+    return ProcessedChunk(type="done", metadata=metadata)
+
+
+def _index(payload: dict[str, Any]) -> int:
+    index = payload["index"]
+    if not isinstance(index, int) or isinstance(index, bool):
+        raise ValueError("block index is not an integer")
+    return index
+
+
+def _dispatch(state: AnthropicStream, kind: str, payload: dict[str, Any]) -> list[ProcessedChunk]:
+    if kind == "content_block_delta":
+        delta = payload["delta"]
+        if not isinstance(delta, dict):
+            raise ValueError("delta is not an object")
+        return _delta(state, _index(payload), delta)
+    if kind == "content_block_start":
+        block = payload["content_block"]
+        if not isinstance(block, dict):
+            raise ValueError("content_block is not an object")
+        return _start_block(state, _index(payload), block)
+    if kind == "content_block_stop":
+        return _stop_block(state, _index(payload))
+    if kind == "message_start":
+        message = payload["message"]
+        if not isinstance(message, dict):
+            raise ValueError("message is not an object")
+        state.message_id = message.get("id")
+        state.model = message.get("model")
+        _merge_usage(state, message.get("usage"))
+        return []
+    if kind == "message_delta":
+        delta = payload.get("delta") or {}
+        if not isinstance(delta, dict):
+            raise ValueError("message delta is not an object")
+        if delta.get("stop_reason") is not None:
+            state.stop_reason = delta["stop_reason"]
+        if delta.get("stop_sequence") is not None:
+            state.stop_sequence = delta["stop_sequence"]
+        _merge_usage(state, payload.get("usage"))
+        return []
+    if kind == "message_stop":
+        state.finished = True
+        return [_done(state)]
+    if kind == "error":
+        return [ProcessedChunk(type="error", error=classify_error_body(provider=PROVIDER, body=payload))]
+    return []  # ping and event types this version does not know
+
+
+def process_event(state: AnthropicStream, event: str | None, payload: Any) -> list[ProcessedChunk]:
+    """Normalize one decoded SSE event (`payload` is its parsed data)."""
+    if event == END_OF_BODY:
+        if state.finished:
+            return []
+        return [ProcessedChunk(type="error", error=interrupted("the body ended before message_stop"))]
+    if not isinstance(payload, dict):
+        return [malformed(f"event {event!r} data is not a JSON object")]
+    kind = payload.get("type")
+    if event == "error" or kind == "error":
+        kind = "error"
+    if not isinstance(kind, str):
+        return [malformed(f"event {event!r} has no type")]
+    try:
+        return _dispatch(state, kind, payload)
+    except (KeyError, TypeError, ValueError) as exc:
+        return [malformed(f"{kind}: {exc.__class__.__name__} {exc}")]

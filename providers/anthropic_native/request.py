@@ -1,0 +1,116 @@
+"""Build the Messages API arguments from a ChatRequest (pure, no I/O).
+
+The SDK serializes these keyword arguments; this module only decides their content:
+system prompt, alternating turns with tool_use / tool_result blocks, tool schemas,
+max_tokens (required by the API) and extended thinking with signed thinking blocks
+replayed ahead of the tool calls they led to.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from providers.types import ChatRequest, FunctionCall, Message
+
+DEFAULT_MAX_TOKENS = 4096
+# The API refuses budgets under 1024 tokens and requires max_tokens > budget_tokens.
+MIN_THINKING_BUDGET = 1024
+EFFORT_BUDGETS = {"low": 2048, "medium": 8192, "high": 16384}
+# FunctionCall.provider_fields key holding the signed thinking blocks to send back.
+THINKING_BLOCKS = "anthropic_thinking_blocks"
+
+
+def thinking_budget(request: ChatRequest) -> int | None:
+    """The thinking budget asked for, if any (an explicit budget wins over an effort)."""
+    if request.thinking_budget is not None:
+        return max(MIN_THINKING_BUDGET, int(request.thinking_budget)) if request.thinking_budget > 0 else None
+    if request.reasoning_effort:
+        return EFFORT_BUDGETS.get(request.reasoning_effort.lower())
+    return None
+
+
+def _tool_use_block(call: FunctionCall, index: int) -> dict[str, Any]:
+    return {
+        "type": "tool_use",
+        "id": call.id or f"toolu_replay_{index}",
+        "name": call.name,
+        "input": dict(call.args),
+    }
+
+
+def _assistant_blocks(message: Message) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    for call in message.tool_calls:
+        for block in call.provider_fields.get(THINKING_BLOCKS, ()):
+            if block not in blocks:
+                blocks.append(dict(block))
+    if message.content:
+        blocks.append({"type": "text", "text": message.content})
+    blocks.extend(_tool_use_block(call, i) for i, call in enumerate(message.tool_calls))
+    return blocks
+
+
+def _tool_result_block(message: Message) -> dict[str, Any]:
+    return {
+        "type": "tool_result",
+        "tool_use_id": message.tool_call_id or "",
+        "content": message.content,
+    }
+
+
+def _append(turns: list[dict[str, Any]], role: str, blocks: list[dict[str, Any]]) -> None:
+    """Merge consecutive same-role turns: the API expects user and assistant to alternate."""
+    if not blocks:
+        return
+    if turns and turns[-1]["role"] == role:
+        turns[-1]["content"].extend(blocks)
+    else:
+        turns.append({"role": role, "content": blocks})
+
+
+def build_messages(messages: Sequence[Message]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Turns for the API and any system texts found inside the history."""
+    turns: list[dict[str, Any]] = []
+    system_texts: list[str] = []
+    for message in messages:
+        if message.role == "system":
+            if message.content:
+                system_texts.append(message.content)
+        elif message.role == "assistant":
+            _append(turns, "assistant", _assistant_blocks(message))
+        elif message.role == "tool":
+            _append(turns, "user", [_tool_result_block(message)])
+        elif message.content:
+            _append(turns, "user", [{"type": "text", "text": message.content}])
+    return turns, system_texts
+
+
+def build_arguments(request: ChatRequest, model: str) -> dict[str, Any]:
+    """Keyword arguments for `client.messages.create(..., stream=True)`."""
+    turns, inline_system = build_messages(request.messages)
+    system = "\n\n".join(t for t in (request.system, *inline_system) if t)
+    max_tokens = request.max_output_tokens or DEFAULT_MAX_TOKENS
+    arguments: dict[str, Any] = {"model": model, "messages": turns}
+    budget = thinking_budget(request)
+    if budget is not None:
+        if max_tokens <= budget:
+            max_tokens = budget + (request.max_output_tokens or DEFAULT_MAX_TOKENS)
+        arguments["thinking"] = {"type": "enabled", "budget_tokens": budget}
+    elif request.temperature is not None:
+        # Extended thinking only accepts the default temperature, so it is sent without one.
+        arguments["temperature"] = request.temperature
+    arguments["max_tokens"] = max_tokens
+    if system:
+        arguments["system"] = system
+    if request.tools:
+        arguments["tools"] = [
+            {
+                "name": tool.name,
+                "description": tool.description,
+                "input_schema": json.loads(json.dumps(dict(tool.parameters))),
+            }
+            for tool in request.tools
+        ]
+    return arguments

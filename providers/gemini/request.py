@@ -1,0 +1,119 @@
+"""Build the generateContent request body from a ChatRequest (pure, no I/O).
+
+The body is the documented REST shape (camelCase) that the SDK's own converters
+produce; the SDK's api client then adds the URL, API version, key header and sends it.
+History becomes `user` / `model` turns; an assistant turn that called tools replays
+each `functionCall` part with its own `thoughtSignature` (Gemini rejects a replayed
+call whose signature is missing), and tool results become `functionResponse` parts in
+one user turn.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from providers.types import ChatRequest, FunctionCall, Message
+
+# FunctionCall.provider_fields key a caller may use instead of `thought_signature`.
+THOUGHT_SIGNATURE = "thought_signature"
+EFFORT_BUDGETS = {"low": 1024, "medium": 8192, "high": 24576}
+
+
+def _call_part(call: FunctionCall) -> dict[str, Any]:
+    function_call: dict[str, Any] = {"name": call.name, "args": dict(call.args)}
+    if call.id:
+        function_call["id"] = call.id
+    part: dict[str, Any] = {"functionCall": function_call}
+    signature = call.thought_signature or call.provider_fields.get(THOUGHT_SIGNATURE)
+    if signature:
+        part["thoughtSignature"] = signature
+    return part
+
+
+def _response_payload(content: str) -> dict[str, Any]:
+    """functionResponse.response must be an object; wrap anything else."""
+    try:
+        value = json.loads(content)
+    except ValueError:
+        return {"result": content}
+    return value if isinstance(value, dict) else {"result": value}
+
+
+def _append(contents: list[dict[str, Any]], role: str, parts: list[dict[str, Any]]) -> None:
+    if not parts:
+        return
+    if contents and contents[-1]["role"] == role:
+        contents[-1]["parts"].extend(parts)
+    else:
+        contents.append({"role": role, "parts": parts})
+
+
+def build_contents(messages: Sequence[Message]) -> tuple[list[dict[str, Any]], list[str]]:
+    """Gemini turns and the system texts found inside the history."""
+    contents: list[dict[str, Any]] = []
+    system_texts: list[str] = []
+    names_by_id: dict[str, str] = {}
+    for message in messages:
+        if message.role == "system":
+            if message.content:
+                system_texts.append(message.content)
+        elif message.role == "assistant":
+            parts: list[dict[str, Any]] = [{"text": message.content}] if message.content else []
+            for call in message.tool_calls:
+                if call.id:
+                    names_by_id[call.id] = call.name
+                parts.append(_call_part(call))
+            _append(contents, "model", parts)
+        elif message.role == "tool":
+            name = message.name or names_by_id.get(message.tool_call_id or "", "")
+            response: dict[str, Any] = {"name": name, "response": _response_payload(message.content)}
+            if message.tool_call_id:
+                response["id"] = message.tool_call_id
+            _append(contents, "user", [{"functionResponse": response}])
+        elif message.content:
+            _append(contents, "user", [{"text": message.content}])
+    return contents, system_texts
+
+
+def thinking_config(request: ChatRequest) -> dict[str, Any] | None:
+    """Thinking with thought summaries when reasoning was asked for."""
+    if request.thinking_budget is not None:
+        return {"thinkingBudget": int(request.thinking_budget), "includeThoughts": request.thinking_budget != 0}
+    if request.reasoning_effort:
+        budget = EFFORT_BUDGETS.get(request.reasoning_effort.lower())
+        if budget is not None:
+            return {"thinkingBudget": budget, "includeThoughts": True}
+    return None
+
+
+def build_body(request: ChatRequest) -> dict[str, Any]:
+    """The JSON body of `models/{model}:streamGenerateContent`."""
+    contents, inline_system = build_contents(request.messages)
+    body: dict[str, Any] = {"contents": contents}
+    system = "\n\n".join(t for t in (request.system, *inline_system) if t)
+    if system:
+        body["systemInstruction"] = {"parts": [{"text": system}]}
+    if request.tools:
+        body["tools"] = [{
+            "functionDeclarations": [
+                {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "parametersJsonSchema": json.loads(json.dumps(dict(tool.parameters))),
+                }
+                for tool in request.tools
+            ]
+        }]
+    config: dict[str, Any] = {}
+    if request.max_output_tokens:
+        config["maxOutputTokens"] = request.max_output_tokens
+    if request.temperature is not None:
+        config["temperature"] = request.temperature
+    thinking = thinking_config(request)
+    if thinking is not None:
+        config["thinkingConfig"] = thinking
+    if config:
+        body["generationConfig"] = config
+    return body
