@@ -260,7 +260,7 @@ def trim(text: str, limit: int) -> str:
 def supported_models(details: object) -> list[str]:
     """The provider's list of supported model ids, when the adapter kept one in `details`."""
     if isinstance(details, Mapping):
-        for key in ("supported_models", "available_models", "models", "supported"):
+        for key in ("supported_models", "available_models", "models", "supported", "available"):
             value = details.get(key)
             if isinstance(value, (list, tuple)):
                 return [str(m) for m in value if isinstance(m, str) and m.strip()]

@@ -1,0 +1,47 @@
+"""The error embed as a `discord.Embed`, in the locale of whoever will read it.
+
+A mention reply is read by the channel, so it uses the guild's preferred locale; a slash
+command answer is read by the member who ran it, so it uses the interaction's locale.
+DMs have no guild: English. The layout itself lives in `stream.error_embed_spec`.
+"""
+
+from __future__ import annotations
+
+import discord
+
+from stream.error_embed_spec import build_error_embed_spec
+from stream.error_presentation import ErrorPresentation
+from stream.sink import EmbedSpec
+
+
+def locale_for_message(message: discord.Message) -> str | None:
+    """The guild's preferred locale (`ja`, `en-US`), or None (English) outside a guild."""
+    guild = message.guild
+    if guild is None or guild.preferred_locale is None:
+        return None
+    return guild.preferred_locale.value
+
+
+def locale_for_interaction(interaction: discord.Interaction) -> str | None:
+    """The locale of the member's Discord client, falling back to the guild's."""
+    for locale in (interaction.locale, interaction.guild_locale):
+        if locale is not None:
+            return locale.value
+    return None
+
+
+def embed_from_spec(spec: EmbedSpec) -> discord.Embed:
+    """A neutral EmbedSpec as discord.py's Embed (tips as non-inline fields)."""
+    embed = discord.Embed(
+        title=spec.title or None, description=spec.description or None, color=spec.color
+    )
+    for name, value in spec.fields:
+        embed.add_field(name=name, value=value, inline=False)
+    if spec.footer:
+        embed.set_footer(text=spec.footer)
+    return embed
+
+
+def render_error_embed(presentation: ErrorPresentation, locale: str | None) -> discord.Embed:
+    """Title, headline + detail, tips and colour of `presentation`, rendered in `locale`."""
+    return embed_from_spec(build_error_embed_spec(presentation, locale))
