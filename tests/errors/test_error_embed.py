@@ -1,0 +1,179 @@
+"""The error embed: Discord's limits, colours, locales, and real discord.py against the fake Discord."""
+
+from __future__ import annotations
+
+import discord
+import pytest
+
+from bot.error_embed import (
+    embed_from_spec,
+    locale_for_interaction,
+    locale_for_message,
+    render_error_embed,
+)
+from providers.i18n import t
+from providers.types import ProviderError
+from stream.error_embed_spec import (
+    CONTINUATION_NAME,
+    EMBED_TOTAL_LIMIT,
+    FIELD_VALUE_LIMIT,
+    KIND_COLORS,
+    RED,
+    build_error_embed_spec,
+    embed_size,
+    kind_color,
+    tip_fields,
+)
+from stream.error_presentation import (
+    ErrorPresentation,
+    possible_keys,
+    resolve_provider_error_presentation,
+)
+from tests.fakes.discord_harness import fast_ready_kwargs, running_bot
+from tests.fakes.discord_server import FakeDiscord
+
+ALL_TIPS = sorted(k for k in possible_keys() if k.startswith("genai.tips."))
+
+
+def presentation(**kw) -> ErrorPresentation:
+    base = {"title_key": "genai.stream.rate_limit_title", "headline": "Headline.", "detail": "raw detail",
+            "tip_keys": ["genai.tips.wait_and_retry"], "kind": "rate_limit"}
+    return ErrorPresentation(**{**base, **kw})
+
+
+def test_title_description_tips_and_colour():
+    spec = build_error_embed_spec(presentation(), "en")
+    assert spec.title == "Rate limited"
+    assert spec.description == "Headline.\n\nraw detail"
+    assert spec.fields == [("What you can do", "• Wait a moment, then try again.")]
+    assert spec.color == KIND_COLORS["rate_limit"]
+    no_detail = build_error_embed_spec(presentation(detail=""), "en")
+    assert no_detail.description == "Headline."
+
+
+def test_uncatalogued_locale_falls_back_to_english():
+    fr = build_error_embed_spec(presentation(), "fr")
+    assert fr == build_error_embed_spec(presentation(), "en")
+    pt = build_error_embed_spec(presentation(), "pt-BR")
+    assert pt.title == "Rate limited"
+    ja = build_error_embed_spec(presentation(), "ja")
+    assert ja.title == "レート制限中です" and ja.fields[0][0] == "対処方法"
+
+
+@pytest.mark.parametrize("locale", ["en", "ja"])
+def test_many_tips_spread_over_fields_within_limits(locale):
+    spec = build_error_embed_spec(presentation(tip_keys=ALL_TIPS, detail="d" * 3000), locale)
+    assert len(spec.fields) >= 2
+    assert all(len(value) <= FIELD_VALUE_LIMIT for _, value in spec.fields)
+    assert [name for name, _ in spec.fields[1:]] == [CONTINUATION_NAME] * (len(spec.fields) - 1)
+    lines = [line for _, value in spec.fields for line in value.split("\n")]
+    assert lines == [f"• {t(k, locale)}" for k in ALL_TIPS]  # every tip whole, in order
+    assert embed_size(spec) <= EMBED_TOTAL_LIMIT
+    assert len(spec.description) <= 4096
+
+
+def test_oversized_parts_are_trimmed_to_discords_limits():
+    spec = build_error_embed_spec(presentation(headline="h" * 5000, detail="d" * 5000), "en")
+    assert len(spec.description) <= 4096 and spec.description.endswith("…")
+    assert embed_size(spec) <= EMBED_TOTAL_LIMIT
+    fields = tip_fields(["x" * 3000, "short"], "Tips")
+    assert [len(v) for _, v in fields] == [FIELD_VALUE_LIMIT, len("• short")]
+
+
+def test_colour_by_kind():
+    assert len({KIND_COLORS[k] for k in ("api_error", "rate_limit", "balance_exhausted",
+                                          "content_blocked", "context_length", "model_error")}) == 6
+    assert kind_color("rate_limit") == kind_color("timeout") == kind_color("provider_overloaded")
+    assert kind_color("balance_exhausted") == kind_color("credit_limit")
+    assert kind_color("something_new") == RED
+
+
+def test_discord_embed_matches_the_spec():
+    p = presentation(tip_keys=ALL_TIPS)
+    embed = render_error_embed(p, "ja")
+    spec = build_error_embed_spec(p, "ja")
+    assert embed.title == spec.title and embed.description == spec.description
+    assert embed.colour is not None and embed.colour.value == spec.color
+    assert [(f.name, f.value, f.inline) for f in embed.fields] == [(n, v, False) for n, v in spec.fields]
+    assert embed_from_spec(spec).to_dict() == embed.to_dict()
+
+
+# ---- real discord.py against the fake Discord ---------------------------------------------
+class JapaneseGuildDiscord(FakeDiscord):
+    """The fake with a guild whose preferred locale is Japanese."""
+
+    def guild_payload(self):
+        payload = super().guild_payload()
+        payload["preferred_locale"] = "ja"
+        return payload
+
+
+CANARY = "sk-proj-CANARYcanaryCANARY0123456789"
+HELD = "pool-key-CANARY-held-0042"
+
+
+def failing_error() -> ProviderError:
+    return ProviderError(
+        type="api_error", message=f"Insufficient Balance (key {CANARY}, pool {HELD})", retryable=False,
+        code="invalid_request_error", status=402, provider="deepseek")
+
+
+class ErrorEmbedClient(discord.Client):
+    """Answers a mention and any interaction with the error embed, each in its reader's locale."""
+
+    def __init__(self) -> None:
+        intents = discord.Intents.default()
+        intents.message_content = True
+        super().__init__(intents=intents, **fast_ready_kwargs())
+        self.locales: list[str | None] = []
+
+    async def on_message(self, message: discord.Message) -> None:
+        if message.author.bot:
+            return
+        locale = locale_for_message(message)
+        self.locales.append(locale)
+        p = resolve_provider_error_presentation(
+            failing_error(), credential_source="personal", locale=locale, known_secrets=[HELD])
+        await message.reply(embed=render_error_embed(p, locale))
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        locale = locale_for_interaction(interaction)
+        self.locales.append(locale)
+        p = resolve_provider_error_presentation(failing_error(), locale=locale, known_secrets=[HELD])
+        await interaction.response.send_message(embed=render_error_embed(p, locale), ephemeral=True)
+
+
+async def test_mention_reply_uses_the_guilds_preferred_locale():
+    async with JapaneseGuildDiscord() as fake:
+        bot = ErrorEmbedClient()
+        async with running_bot(fake, bot) as run:
+            await fake.send_user_message("<@bot> hi", mention_bot=True)
+            await run.wait_for(lambda: bool(fake.bot_messages()))
+            await fake.send_user_message("dm hi", dm=True)
+            await run.wait_for(lambda: len(fake.bot_messages()) >= 2)
+        guild_reply, dm_reply = fake.bot_messages()
+    assert bot.locales == ["ja", None]
+    embed = guild_reply.embeds[0]
+    assert embed["title"] == t("genai.stream.balance_exhausted_title", "ja")
+    assert embed["description"].startswith(t("genai.headline.deepseek_balance", "ja"))
+    tips = embed["fields"][0]["value"]
+    assert t("genai.tips.deepseek_top_up_personal", "ja") in tips
+    assert t("genai.tips.disable_personal_text_override", "ja") in tips
+    assert dm_reply.embeds[0]["title"] == "Provider balance exhausted"  # DMs have no guild: English
+    for message in (guild_reply, dm_reply):
+        assert "CANARY" not in str(message.embeds)
+
+
+@pytest.mark.parametrize("locale,title", [("ja", "プロバイダーの残高がありません"),
+                                          ("fr", "Provider balance exhausted")])
+async def test_slash_command_answer_uses_the_interactions_locale(locale, title):
+    async with FakeDiscord() as fake:  # guild locale en-US: the member's locale must win
+        bot = ErrorEmbedClient()
+        async with running_bot(fake, bot) as run:
+            await fake.send_interaction(name="ask", locale=locale)
+            await run.wait_for(lambda: bool(fake.interaction_responses))
+        response = fake.interaction_responses[0]
+    assert bot.locales == [locale]
+    embed = response["data"]["embeds"][0]
+    assert embed["title"] == title
+    assert "CANARY" not in str(response)
