@@ -74,13 +74,9 @@ def _provider_is(name: str) -> Condition:
     return lambda ctx: ctx.provider == name
 
 
-def _server_only(ctx: _Ctx) -> bool:
-    return not ctx.personal
-
-
-def _fallback_available(ctx: _Ctx) -> bool:
-    """Only a server failure with no configured fallback chain gets the fallback tip."""
-    return not ctx.personal and not ctx.fallback_chain
+def _no_fallback_chain(ctx: _Ctx) -> bool:
+    """The server's chain is empty; a personal override reads the member's own chain instead."""
+    return not ctx.fallback_chain
 
 
 def _openrouter_daily_free_cap(ctx: _Ctx) -> bool:
@@ -93,14 +89,16 @@ def _google_credential_type(ctx: _Ctx) -> bool:
 
 @dataclass(slots=True, frozen=True)
 class Tip:
-    """A tip key; `scoped` tips name commands and take the `_personal` suffix."""
+    """A tip key; `scoped` tips name commands and take the `_personal` suffix;
+    `server_only` tips point at server-scoped features a member's own key cannot use."""
 
     key: str
     scoped: bool = False
     when: Condition = _always
+    server_only: bool = False
 
 
-_FALLBACK = Tip(MODEL_FALLBACK, scoped=True, when=_fallback_available)
+_FALLBACK = Tip(MODEL_FALLBACK, scoped=True, when=_no_fallback_chain, server_only=True)
 
 TIPS: dict[str, tuple[Tip, ...]] = {
     "model_error": (
@@ -126,7 +124,7 @@ TIPS: dict[str, tuple[Tip, ...]] = {
     ),
     "rate_limit": (
         Tip("genai.tips.wait_and_retry"),
-        Tip(API_KEY_ROTATION, when=_server_only),
+        Tip(API_KEY_ROTATION, server_only=True),
         _FALLBACK,
         Tip("genai.tips.openrouter_free_models", scoped=True, when=_provider_is("openrouter")),
         Tip("genai.tips.openrouter_fund_account", scoped=True, when=_openrouter_daily_free_cap),
@@ -164,8 +162,7 @@ def possible_keys() -> set[str]:
     for tips in TIPS.values():
         for tip in tips:
             keys.add(tip.key)
-            # api_key_rotation and model_fallback never appear on personal failures.
-            if tip.scoped and tip.when not in (_server_only, _fallback_available):
+            if tip.scoped and not tip.server_only:
                 keys.add(scoped_key(tip.key, True))
     return keys
 
@@ -323,8 +320,10 @@ def resolve_provider_error_presentation(
         title_key = RATE_LIMIT_ALL_KEYS_TITLE
     tips: list[str] = []
     for tip in TIPS[branch]:
+        if personal and tip.server_only or not tip.when(ctx):
+            continue
         key = scoped_key(tip.key, personal and tip.scoped)
-        if tip.when(ctx) and key not in tips:
+        if key not in tips:
             tips.append(key)
     if personal:
         tips.append(DISABLE_PERSONAL_OVERRIDE)
