@@ -1,0 +1,338 @@
+"""Turn streamed text into Discord messages: one reply, then coalesced, paced edits.
+
+`append()` is synchronous and cheap (it runs once per chunk); a background editor task
+does all talking to the sink, so a slow Discord never slows the model stream. The
+editor renders only when an edit is due, always the newest text, with at most one
+operation in flight. Past the message limit it finishes the message at the splitter's
+boundary (a mandatory final edit) and continues in a new one. `finish()` delivers the
+final state of every message (never skipped: it waits for budget instead) and removes
+the streaming indicator; `retract()` deletes everything this delivery posted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from stream.capture import BlockCapture, CapturedBlock
+from stream.clock import Clock, MonotonicClock
+from stream.pacing import EditBudget
+from stream.sink import (
+    EmbedSpec,
+    MessageGone,
+    MessageSink,
+    SentMessage,
+    SinkError,
+    SinkForbidden,
+    SinkUnavailable,
+)
+from stream.splitter import DISCORD_MESSAGE_LIMIT, LOOKAHEAD, split_message
+
+log = logging.getLogger(__name__)
+
+STREAMING_INDICATOR = " ▌"
+MAX_ATTEMPTS = 3
+BACKOFF_SECONDS = 1.0
+
+
+@dataclass(slots=True)
+class _Segment:
+    """One Discord message of the answer."""
+
+    message: SentMessage | None = None
+    shown: str = ""  # the content Discord has now
+
+
+class MessageDelivery:
+    """Streams one answer into a `MessageSink` (see module docstring)."""
+
+    def __init__(
+        self,
+        sink: MessageSink,
+        *,
+        clock: Clock | None = None,
+        budget: EditBudget | None = None,
+        limit: int = DISCORD_MESSAGE_LIMIT,
+        indicator: str = STREAMING_INDICATOR,
+        capture_blocks: bool = True,
+        on_first_message: Callable[[SentMessage], object] | None = None,
+        max_attempts: int = MAX_ATTEMPTS,
+        backoff: float = BACKOFF_SECONDS,
+    ) -> None:
+        self._sink = sink
+        self._clock: Clock = clock or MonotonicClock()
+        self._budget = budget or EditBudget()
+        self._limit = limit
+        self._indicator = indicator
+        self._capture = BlockCapture() if capture_blocks else None
+        self._on_first_message = on_first_message
+        self._max_attempts = max(1, max_attempts)
+        self._backoff = backoff
+        self._parts: list[str] = []
+        self._length = 0
+        self._seg_start = 0  # where the open segment's text starts in the visible text
+        self._prefix = ""  # fence reopener shown before that text
+        self._done: list[_Segment] = []
+        self._seg = _Segment()
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._in_flight: asyncio.Future[None] | None = None
+        self._retry_at = 0.0
+        self._closing = False
+        self._finished = False
+        self._noted = False
+        self._notified_first = False
+        self.failure: str | None = None  # why delivery gave up, if it did
+        self.operations = 0  # sink calls made (sends, edits, embeds)
+
+    # -- what the orchestrator and the turn read -------------------------------------
+
+    @property
+    def text(self) -> str:
+        """The visible text so far (think and details blocks removed)."""
+        return self._visible()
+
+    @property
+    def blocks(self) -> list[CapturedBlock]:
+        """Think and details blocks taken out of the text."""
+        return list(self._capture.blocks) if self._capture else []
+
+    @property
+    def messages(self) -> list[SentMessage]:
+        """Messages currently holding the answer, in order."""
+        return [s.message for s in (*self._done, self._seg) if s.message is not None]
+
+    @property
+    def finished(self) -> bool:
+        return self._finished
+
+    # -- feeding ------------------------------------------------------------------------
+
+    def append(self, text: str) -> None:
+        """Add streamed text; never waits on Discord."""
+        if self._finished or not text:
+            return
+        if self._capture is not None:
+            text = self._capture.feed(text)
+            if not text:
+                return
+        self._parts.append(text)
+        self._length += len(text)
+        if self.failure is not None:
+            return
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run())
+        self._wake.set()
+
+    async def finish(self, *, note: str | None = None) -> None:
+        """Deliver the final text of every message; optionally append an italic note."""
+        if not self._finished:
+            self._finished = True
+            if self._capture is not None:
+                tail = self._capture.flush()
+                if tail:
+                    self._parts.append(tail)
+                    self._length += len(tail)
+            await self._stop_editor()
+            if self.failure is None:
+                try:
+                    await self._pump(final=True)
+                except Exception:  # noqa: BLE001 - delivery never raises into the turn
+                    log.exception("final delivery failed")
+                    self.failure = "internal"
+        if note:
+            await self.add_note(note)
+
+    async def add_note(self, note: str) -> None:
+        """Mark the answer (e.g. interrupted); only when something was posted, only once."""
+        if self._noted or self.failure is not None or not self.messages or not self._finished:
+            return
+        self._noted = True
+        seg = next(s for s in reversed((*self._done, self._seg)) if s.message is not None)
+        combined = f"{seg.shown}\n\n{note}" if seg.shown else note
+        if len(combined) <= self._limit:
+            await self._deliver(combined, mandatory=True, segment=seg)
+        else:
+            self._done.append(self._seg)
+            self._seg = _Segment()
+            await self._deliver(note, mandatory=True, segment=self._seg)
+
+    async def send_embed(self, embed: EmbedSpec) -> SentMessage | None:
+        """Post an embed (an error) after the text, as a reply when nothing else was posted."""
+        await self._wait_budget(mandatory=True)
+        self._budget.record(self._clock.now())
+        self.operations += 1
+        try:
+            return await self._sink.send_embed(embed, reply=not self.messages)
+        except Exception:  # noqa: BLE001 - the embed is best effort; the result says what happened
+            log.warning("could not post the embed", exc_info=True)
+            return None
+        finally:
+            self._observe()
+
+    async def retract(self) -> None:
+        """Delete every message of this answer (a retry supersedes it)."""
+        self._finished = True
+        await self._stop_editor()
+        for seg in (*self._done, self._seg):
+            if seg.message is None:
+                continue
+            try:
+                await self._sink.delete(seg.message)
+            except MessageGone:
+                pass
+            except Exception:  # noqa: BLE001 - keep deleting the others
+                log.warning("could not delete a superseded message", exc_info=True)
+            seg.message, seg.shown = None, ""
+
+    # -- the editor ---------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        try:
+            while not self._closing:
+                await self._wake.wait()
+                self._wake.clear()
+                if self._closing or self.failure is not None:
+                    return
+                await self._pump(final=False)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # noqa: BLE001 - a bug here must not kill the turn
+            log.exception("streaming delivery failed")
+            self.failure = "internal"
+
+    async def _stop_editor(self) -> None:
+        self._closing = True
+        task = self._task
+        if task is None or task.done():
+            return
+        while self._in_flight is not None and not task.done():
+            await asyncio.shield(self._in_flight)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    async def _pump(self, *, final: bool) -> None:
+        """Bring Discord up to date: finish overgrown messages, then one edit."""
+        while self.failure is None:
+            content = self._content()
+            if len(content) > self._limit and (final or len(content) >= self._limit + LOOKAHEAD):
+                split = split_message(content, self._limit)
+                if split is None:  # pragma: no cover - len(content) > limit guarantees a split
+                    return
+                head = split.head.strip()
+                if head and head != self._seg.shown:
+                    if not await self._deliver(head, mandatory=True, segment=self._seg):
+                        return
+                self._seg_start += max(0, split.cut - len(self._prefix))
+                self._prefix = split.reopen
+                self._done.append(self._seg)
+                self._seg = _Segment()
+                continue
+            display = self._render(content, final=final)
+            if not display or display == self._seg.shown:
+                return
+            mandatory = final or self._seg.message is None
+            if not mandatory:
+                now = self._clock.now()
+                delay = max(self._budget.delay(now), self._retry_at - now)
+                if delay > 0:
+                    await self._clock.sleep(delay)
+                    continue  # render the newest text after waiting
+            await self._deliver(display, mandatory=mandatory, segment=self._seg)
+            return
+
+    def _render(self, content: str, *, final: bool) -> str:
+        if final:
+            return content.strip()
+        shown = content.rstrip()
+        if not shown.strip():
+            return ""
+        room = self._limit - len(self._indicator)
+        return shown[:room].strip() + self._indicator
+
+    async def _deliver(self, content: str, *, mandatory: bool, segment: _Segment) -> bool:
+        """One send or edit, retried per the sink's answer; False when it gave up."""
+        attempts = 0
+        while True:
+            if mandatory:
+                await self._wait_budget(mandatory=True)
+                now = self._clock.now()
+                if self._retry_at > now:
+                    await self._clock.sleep(self._retry_at - now)
+            now = self._clock.now()
+            self._budget.record(now)
+            self.operations += 1
+            self._in_flight = asyncio.get_running_loop().create_future()
+            try:
+                if segment.message is None:
+                    reply = not self.messages
+                    segment.message = await self._sink.send(content, reply=reply)
+                    if not self._notified_first:
+                        self._notified_first = True
+                        self._first_message(segment.message)
+                else:
+                    await self._sink.edit(segment.message, content)
+                segment.shown = content
+                return True
+            except MessageGone:
+                # Deleted under us: the same content goes out as a new message.
+                segment.message, segment.shown = None, ""
+                attempts += 1
+            except SinkUnavailable:
+                attempts += 1
+                self._retry_at = self._clock.now() + self._backoff * 2 ** (attempts - 1)
+                if not mandatory:
+                    return False
+            except SinkForbidden:
+                self.failure = "forbidden"
+                return False
+            except SinkError as exc:
+                log.warning("delivery failed: %s", type(exc).__name__)
+                self.failure = "sink_error"
+                return False
+            finally:
+                future, self._in_flight = self._in_flight, None
+                if future is not None and not future.done():
+                    future.set_result(None)
+                self._observe()
+            if attempts >= self._max_attempts:
+                self.failure = "unavailable"
+                return False
+
+    async def _wait_budget(self, *, mandatory: bool) -> None:
+        while True:
+            delay = self._budget.delay(self._clock.now(), mandatory=mandatory)
+            if delay <= 0:
+                return
+            await self._clock.sleep(delay)
+
+    def _observe(self) -> None:
+        try:
+            info = self._sink.rate_limit()
+        except Exception:  # noqa: BLE001 - headers are advisory
+            return
+        self._budget.observe(info, self._clock.now())
+
+    def _first_message(self, message: SentMessage) -> None:
+        callback = self._on_first_message
+        if callback is None:
+            return
+        try:
+            callback(message)
+        except Exception:  # noqa: BLE001 - a UI callback must not break delivery
+            log.exception("on_first_message callback failed")
+
+    # -- text ---------------------------------------------------------------------------
+
+    def _visible(self) -> str:
+        parts = self._parts
+        if len(parts) > 1:
+            parts[:] = ["".join(parts)]
+        return parts[0] if parts else ""
+
+    def _content(self) -> str:
+        return self._prefix + self._visible()[self._seg_start :]

@@ -1,0 +1,110 @@
+"""A turn's reasoning as a thought-log post: one embed, plus a `.txt` when it is long (pure).
+
+The reasoning is the thought entries of the stream (summaries and raw thoughts as text;
+signatures and redacted reasoning only as a note that they were present, never decoded)
+followed by the think and `<details>` blocks captured from the visible text. The footer
+names who produced it: `Provider: <provider>`, or `Provider: openrouter via <backend>`
+when OpenRouter reported the serving backend. When the text does not fit an embed
+(description 4,096 characters, whole embed 6,000), the embed shows the beginning and the
+full text travels as an attachment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from providers.types import ThoughtLogEntry
+from stream.capture import CapturedBlock
+from stream.sink import EmbedSpec
+
+EMBED_DESCRIPTION_LIMIT = 4096
+EMBED_TOTAL_LIMIT = 6000
+THOUGHT_LOG_COLOR = 0x5865F2
+ELLIPSIS = "…"
+
+
+@dataclass(slots=True, frozen=True)
+class ThoughtLogLabels:
+    """The localizable words of a thought-log post (English defaults)."""
+
+    title: str = "Thought log"
+    attached: str = "The full reasoning is attached as a text file."
+    signature: str = "[thought signature present]"
+    redacted: str = "[redacted reasoning present, not shown]"
+    details: str = "Hidden details block:"
+
+    @classmethod
+    def translated(cls, translate: Callable[[str], str]) -> ThoughtLogLabels:
+        """Labels from the `chat.thought_log.*` catalog keys through `translate`."""
+        return cls(
+            title=translate("chat.thought_log.title"),
+            attached=translate("chat.thought_log.attached"),
+            signature=translate("chat.thought_log.signature"),
+            redacted=translate("chat.thought_log.redacted"),
+            details=translate("chat.thought_log.details"),
+        )
+
+
+@dataclass(slots=True, frozen=True)
+class ThoughtLogPost:
+    """What to post in the thought-log channel: an embed and maybe a text attachment."""
+
+    embed: EmbedSpec
+    attachment: tuple[str, bytes] | None = None  # (filename, UTF-8 text)
+
+
+def thought_log_footer(provider: str, serving_provider: str | None = None) -> str:
+    """`Provider: openrouter via <backend>` when a backend is known, else `Provider: <p>`."""
+    backend = (serving_provider or "").strip()
+    if provider == "openrouter" and backend:
+        return f"Provider: openrouter via {backend}"
+    return f"Provider: {provider}"
+
+
+def reasoning_text(
+    entries: Iterable[ThoughtLogEntry],
+    blocks: Iterable[CapturedBlock] = (),
+    labels: ThoughtLogLabels = ThoughtLogLabels(),
+) -> str:
+    """All reasoning of a turn as plain text, sections separated by blank lines."""
+    sections: list[str] = []
+    for entry in entries:
+        if entry.kind in ("raw", "summary"):
+            text = entry.text.strip()
+        else:
+            text = labels.signature if entry.kind == "signature" else labels.redacted
+            if sections and sections[-1] == text:
+                continue  # one note per run, however many signature chunks came
+        if text:
+            sections.append(text)
+    for block in blocks:
+        text = block.text.strip()
+        if not text:
+            continue
+        sections.append(f"{labels.details}\n{text}" if block.kind == "details" else text)
+    return "\n\n".join(sections)
+
+
+def format_thought_log(
+    entries: Iterable[ThoughtLogEntry],
+    blocks: Iterable[CapturedBlock] = (),
+    *,
+    provider: str,
+    serving_provider: str | None = None,
+    labels: ThoughtLogLabels = ThoughtLogLabels(),
+    filename: str = "reasoning.txt",
+) -> ThoughtLogPost | None:
+    """The post for a turn's reasoning, or None when there was none."""
+    text = reasoning_text(entries, blocks, labels)
+    if not text:
+        return None
+    footer = thought_log_footer(provider, serving_provider)
+    title = labels.title
+    room = min(EMBED_DESCRIPTION_LIMIT, EMBED_TOTAL_LIMIT - len(title) - len(footer))
+    if len(text) <= room:
+        return ThoughtLogPost(EmbedSpec(title, text, THOUGHT_LOG_COLOR, footer=footer))
+    suffix = f"{ELLIPSIS}\n\n{labels.attached}"
+    preview = text[: max(0, room - len(suffix))].rstrip() + suffix
+    embed = EmbedSpec(title, preview, THOUGHT_LOG_COLOR, footer=footer)
+    return ThoughtLogPost(embed, (filename, text.encode("utf-8")))

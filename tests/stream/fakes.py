@@ -1,0 +1,195 @@
+"""Test doubles for the stream layer: a virtual clock and an in-memory MessageSink.
+
+The sink is a fake of OUR `MessageSink` protocol (not of discord.py): it keeps message
+contents, logs every operation with its virtual time, models Discord's per-channel
+bucket (a fixed window opened by the first request, `limit` requests per window) and
+counts every request that Discord would have answered with a 429. Faults are injected
+per operation kind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+from collections import defaultdict, deque
+from collections.abc import Awaitable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from stream.sink import EmbedSpec, MessageGone, RateLimitInfo, SentMessage
+
+T = TypeVar("T")
+
+
+class VirtualClock:
+    """Time that advances only when every task is waiting on it."""
+
+    def __init__(self, start: float = 0.0, settle: int = 40) -> None:
+        self._now = start
+        self._heap: list[tuple[float, int, asyncio.Future[None]]] = []
+        self._seq = 0
+        self._settle = settle
+
+    def now(self) -> float:
+        return self._now
+
+    async def sleep(self, seconds: float) -> None:
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._seq += 1
+        heapq.heappush(self._heap, (self._now + max(0.0, seconds), self._seq, future))
+        await future
+
+    async def run(self, awaitable: Awaitable[T], *, max_time: float = 100_000.0) -> T:
+        """Run `awaitable` to completion, jumping time from one sleeper to the next."""
+        task = asyncio.ensure_future(awaitable)
+        idle_rounds = 0
+        while True:
+            for _ in range(self._settle):
+                await asyncio.sleep(0)
+            if task.done():
+                return task.result()
+            while self._heap and self._heap[0][2].done():
+                heapq.heappop(self._heap)
+            if not self._heap:
+                idle_rounds += 1
+                if idle_rounds > 50:
+                    task.cancel()
+                    raise RuntimeError("deadlock: the task waits on something other than the clock")
+                continue
+            idle_rounds = 0
+            wake, _, future = heapq.heappop(self._heap)
+            if wake > max_time:
+                task.cancel()
+                raise RuntimeError(f"virtual time ran past {max_time}s")
+            self._now = max(self._now, wake)
+            future.set_result(None)
+
+
+@dataclass(slots=True, frozen=True)
+class Op:
+    time: float
+    kind: str  # send, edit, delete, embed, file
+    message_id: int
+    content: str | None = None
+    reply: bool = False
+
+
+class MemorySink:
+    """An in-memory channel implementing `MessageSink`, on a virtual clock."""
+
+    def __init__(
+        self,
+        clock: VirtualClock,
+        *,
+        limit: int = 5,
+        window: float = 5.0,
+        report_headers: bool = True,
+        latency: float = 0.0,
+        channel_id: int = 1,
+    ) -> None:
+        self.clock = clock
+        self.limit = limit
+        self.window = window
+        self.report_headers = report_headers
+        self.latency = latency
+        self.channel_id = channel_id
+        self.contents: dict[int, str] = {}  # live messages in posting order
+        self.embeds: dict[int, EmbedSpec] = {}
+        self.ops: list[Op] = []
+        self.violations = 0  # requests Discord would have answered with 429
+        self.invalid: list[str] = []  # protocol misuse (too long, empty content)
+        self._next_id = 100
+        self._window_start: float | None = None
+        self._count = 0
+        self._faults: dict[str, deque[Exception]] = defaultdict(deque)
+
+    # -- test controls -------------------------------------------------------------
+
+    def fail(self, kind: str, exc: Exception, times: int = 1) -> None:
+        """The next `times` operations of `kind` raise `exc`."""
+        self._faults[kind].extend([exc] * times)
+
+    def delete_by_user(self, message_id: int) -> None:
+        """Someone deleted the message in Discord."""
+        self.contents.pop(message_id, None)
+
+    def texts(self) -> list[str]:
+        return [c for i, c in self.contents.items() if i not in self.embeds]
+
+    def edits_per_window(self, width: float = 5.0) -> int:
+        """The most operations seen in any sliding window of `width` seconds."""
+        times = [op.time for op in self.ops if op.kind in ("send", "edit", "embed")]
+        best = 0
+        for i, start in enumerate(times):
+            best = max(best, sum(1 for t in times[i:] if t < start + width))
+        return best
+
+    # -- MessageSink ---------------------------------------------------------------
+
+    async def _request(self, kind: str) -> None:
+        now = self.clock.now()
+        if kind != "delete":
+            if self._window_start is None or now >= self._window_start + self.window:
+                self._window_start, self._count = now, 0
+            self._count += 1
+            if self._count > self.limit:
+                self.violations += 1
+        if self.latency:
+            await self.clock.sleep(self.latency)
+        if self._faults[kind]:
+            raise self._faults[kind].popleft()
+
+    def _check(self, content: str) -> None:
+        if len(content) > 2000:
+            self.invalid.append(f"too long: {len(content)}")
+        if not content.strip():
+            self.invalid.append("empty content")
+
+    async def send(self, content: str, *, reply: bool = False) -> SentMessage:
+        self._check(content)
+        await self._request("send")
+        self._next_id += 1
+        self.contents[self._next_id] = content
+        self.ops.append(Op(self.clock.now(), "send", self._next_id, content, reply))
+        return SentMessage(self._next_id, self.channel_id)
+
+    async def edit(self, message: SentMessage, content: str) -> None:
+        self._check(content)
+        await self._request("edit")
+        if message.id not in self.contents:
+            raise MessageGone(f"message {message.id} was deleted")
+        self.contents[message.id] = content
+        self.ops.append(Op(self.clock.now(), "edit", message.id, content))
+
+    async def delete(self, message: SentMessage) -> None:
+        await self._request("delete")
+        if message.id not in self.contents:
+            raise MessageGone(f"message {message.id} was deleted")
+        del self.contents[message.id]
+        self.ops.append(Op(self.clock.now(), "delete", message.id))
+
+    async def send_embed(self, embed: EmbedSpec, *, reply: bool = False) -> SentMessage:
+        await self._request("embed")
+        self._next_id += 1
+        self.contents[self._next_id] = ""
+        self.embeds[self._next_id] = embed
+        self.ops.append(Op(self.clock.now(), "embed", self._next_id, embed.title, reply))
+        return SentMessage(self._next_id, self.channel_id)
+
+    async def send_file(self, filename: str, data: bytes, *, embed: EmbedSpec | None = None) -> SentMessage:
+        await self._request("file")
+        self._next_id += 1
+        self.ops.append(Op(self.clock.now(), "file", self._next_id, filename))
+        return SentMessage(self._next_id, self.channel_id)
+
+    async def typing(self) -> None:
+        return None
+
+    def rate_limit(self) -> RateLimitInfo | None:
+        if not self.report_headers:
+            return None
+        now = self.clock.now()
+        if self._window_start is None or now >= self._window_start + self.window:
+            return RateLimitInfo(self.limit, self.limit, self.window)
+        remaining = max(0, self.limit - self._count)
+        return RateLimitInfo(self.limit, remaining, self._window_start + self.window - now)
