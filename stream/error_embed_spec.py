@@ -8,8 +8,15 @@ Limits (Discord): title 256, description 4096, field name 256, field value 1024,
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
+
 from providers.i18n import t
-from stream.error_presentation import ErrorPresentation, trim
+from providers.types import ProviderError
+from stream.error_presentation import (
+    ErrorPresentation,
+    resolve_provider_error_presentation,
+    trim,
+)
 from stream.sink import EmbedSpec
 
 TITLE_LIMIT = 256
@@ -81,3 +88,26 @@ def build_error_embed_spec(presentation: ErrorPresentation, locale: str | None) 
     while embed_size(spec) > EMBED_TOTAL_LIMIT and spec.fields:
         spec.fields.pop()
     return spec
+
+
+def error_embed_renderer(
+    *,
+    locale: str | None,
+    credential_source: str | None = None,
+    fallback_chain: Sequence[str] = (),
+    rotation_keys_exhausted: bool = False,
+    known_secrets: Iterable[str] = (),
+) -> Callable[[ProviderError], EmbedSpec]:
+    """What the turn hands the orchestrator (`render_error=`): error -> localized embed spec,
+    with the turn's credential scope, fallback chain and held keys already bound."""
+    secrets = tuple(known_secrets)
+    chain = tuple(fallback_chain)
+
+    def render(error: ProviderError) -> EmbedSpec:
+        presentation = resolve_provider_error_presentation(
+            error, credential_source=credential_source, fallback_chain=chain,
+            rotation_keys_exhausted=rotation_keys_exhausted, locale=locale, known_secrets=secrets,
+        )
+        return build_error_embed_spec(presentation, locale)
+
+    return render

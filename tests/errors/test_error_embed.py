@@ -21,6 +21,7 @@ from stream.error_embed_spec import (
     RED,
     build_error_embed_spec,
     embed_size,
+    error_embed_renderer,
     kind_color,
     tip_fields,
 )
@@ -177,3 +178,16 @@ async def test_slash_command_answer_uses_the_interactions_locale(locale, title):
     embed = response["data"]["embeds"][0]
     assert embed["title"] == title
     assert "CANARY" not in str(response)
+
+
+def test_renderer_for_the_orchestrator_binds_scope_locale_and_secrets():
+    render = error_embed_renderer(locale="ja", credential_source="personal", known_secrets=[HELD])
+    spec = render(failing_error())
+    assert spec.title == "プロバイダーの残高がありません"
+    assert t("genai.tips.disable_personal_text_override", "ja") in spec.fields[0][1]
+    assert "CANARY" not in str(spec)
+    server = error_embed_renderer(locale=None, fallback_chain=["m2"])(
+        ProviderError(type="rate_limit", message="slow", retryable=True, code="429", provider="openai"))
+    assert server.title == "Rate limited"
+    assert t("genai.tips.api_key_rotation", "en") in server.fields[0][1]
+    assert t("genai.tips.model_fallback", "en") not in server.fields[0][1]
