@@ -134,3 +134,37 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+class ModalSecretFilter(logging.Filter):
+    """Redacts the typed values of modal submits from discord.py's gateway debug log.
+
+    At DEBUG, discord.py logs every received gateway event verbatim, and a modal submit
+    (INTERACTION_CREATE type 5) carries the API key a member typed; this filter rewrites
+    such records before any handler sees them.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and any(_is_modal_submit(arg) for arg in record.args):
+            record.args = tuple(_redacted(arg) if _is_modal_submit(arg) else arg for arg in record.args)
+        return True
+
+
+def _is_modal_submit(value: object) -> bool:
+    return (isinstance(value, dict) and value.get("t") == "INTERACTION_CREATE"
+            and isinstance(value.get("d"), dict) and value["d"].get("type") == 5)
+
+
+def _redacted(value: object) -> object:
+    if isinstance(value, dict):
+        return {k: ("<redacted>" if k == "value" else _redacted(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redacted(v) for v in value]
+    return value
+
+
+def install_log_redaction() -> None:
+    """Attach the modal filter to discord.py's gateway logger once per process."""
+    gateway = logging.getLogger("discord.gateway")
+    if not any(isinstance(f, ModalSecretFilter) for f in gateway.filters):
+        gateway.addFilter(ModalSecretFilter())

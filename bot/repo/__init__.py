@@ -41,6 +41,8 @@ from bot.repo.servers import (
     ModelTarget,
     ServerSettings,
     add_fallback,
+    check_model,
+    check_provider,
     get_server_settings,
     list_fallbacks,
     remove_fallback,
@@ -53,7 +55,7 @@ from bot.repo.servers import (
 
 __all__ = [
     "ActiveRoute", "KeyHealth", "KeyInfo", "KeyLease", "KeyRef", "ModelTarget", "PersonalInfo",
-    "RepositoryError", "ServerRoute", "ServerSettings", "add_fallback", "add_server_key",
+    "RepositoryError", "ServerRoute", "ServerSettings", "add_fallback", "add_server_key", "check_model", "check_provider",
     "effective_personal", "ensure_server", "environment_key_health", "get_personal",
     "get_server_settings", "list_fallbacks", "list_server_keys", "record_key_failure",
     "record_key_success", "remove_fallback", "remove_personal_key", "remove_server_key",

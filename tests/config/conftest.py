@@ -61,3 +61,29 @@ def sessions(engine):
 @pytest.fixture
 def vault():
     return Vault([Fernet.generate_key()])
+
+
+# ---- a real LLMBot against the fake Discord -------------------------------------------
+
+from tests.fakes.discord_harness import fake_discord  # noqa: E402,F401
+
+
+@pytest.fixture
+def bot_factory(tmp_path, monkeypatch):
+    """Build LLMBot on a SQLite file in tmp_path with a fixed encryption key."""
+    from bot.app import LLMBot
+    from bot.settings import load_settings
+    from tests.fakes.discord_harness import fast_ready_kwargs
+
+    key = Fernet.generate_key().decode()
+    import bot.app
+    monkeypatch.setattr(bot.app, "COG_MODULES", tuple(m for m in bot.app.COG_MODULES if m != "bot.cogs.models"))
+
+    def make(**env):
+        values = {"DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path}/bot.sqlite3",
+                  "BOT_ENCRYPTION_KEY": key, **env}
+        return LLMBot(load_settings(_env_file=None, **values), **fast_ready_kwargs())
+
+    make.database_dir = tmp_path
+    make.encryption_key = key
+    return make

@@ -1,0 +1,1 @@
+"""discord.py cogs, loaded by module path from bot.app.COG_MODULES."""

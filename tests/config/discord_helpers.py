@@ -1,0 +1,125 @@
+"""Driving the configuration commands through the fake Discord as a member would.
+
+Every call dispatches a real INTERACTION_CREATE (type 2 slash command or type 5 modal
+submit) to a real discord.py client and returns the reply the bot sent back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tests.fakes.discord_harness import RunningBot
+from tests.fakes.discord_server import FakeDiscord, snowflake
+
+MANAGE_SERVER = str(1 << 5)
+NO_PERMISSIONS = "0"
+EPHEMERAL = 64
+
+
+@dataclass
+class Reply:
+    """What the bot answered one interaction with."""
+
+    type: int                 # 4 message, 5 deferred, 9 modal
+    content: str              # the (final) message text; "" for a modal
+    ephemeral: bool
+    data: dict[str, Any]      # the callback's data (the modal form for type 9)
+
+
+def sub(name: str, *options: dict[str, Any]) -> dict[str, Any]:
+    return {"type": 1, "name": name, "options": list(options)}
+
+
+def group(name: str, *subcommands: dict[str, Any]) -> dict[str, Any]:
+    return {"type": 2, "name": name, "options": list(subcommands)}
+
+
+def opt(name: str, value: Any) -> dict[str, Any]:
+    kind = 5 if isinstance(value, bool) else 4 if isinstance(value, int) else 3
+    return {"type": kind, "name": name, "value": value}
+
+
+def member(fake: FakeDiscord, name: str) -> dict[str, Any]:
+    return {"id": snowflake(), "username": name, "discriminator": "0", "global_name": name.title(),
+            "avatar": None, "bot": False}
+
+
+async def _answer(run: RunningBot, fake: FakeDiscord, token: str) -> Reply:
+    def answered() -> bool:
+        for response in fake.interaction_responses:
+            if response["token"] != token:
+                continue
+            if response.get("type") != 5:
+                return True
+            return any(m.webhook_token == token and m.content for m in fake.messages.values())
+        return False
+
+    await run.wait_for(answered)
+    response = next(r for r in fake.interaction_responses if r["token"] == token)
+    data = response.get("data") or {}
+    if response["type"] == 4:
+        return Reply(4, data.get("content", ""), bool(data.get("flags", 0) & EPHEMERAL), data)
+    if response["type"] == 9:
+        return Reply(9, "", True, data)
+    followups = [r for r in fake.requests if r.method == "POST" and r.path.startswith("/webhooks/")
+                 and token in r.path]
+    text = [m.content for m in fake.messages.values() if m.webhook_token == token and m.content][-1]
+    ephemeral = bool(data.get("flags", 0) & EPHEMERAL) and all(
+        (r.body or {}).get("flags", 0) & EPHEMERAL for r in followups)
+    return Reply(5, text, ephemeral, data)
+
+
+async def command(run: RunningBot, fake: FakeDiscord, name: str, *options: dict[str, Any],
+                  permissions: str = MANAGE_SERVER, user: dict[str, Any] | None = None,
+                  locale: str = "en-US", resolved: dict[str, Any] | None = None) -> Reply:
+    """Invoke `/name ...options` and wait for the bot's answer."""
+    if resolved is None:
+        payload = await fake.send_interaction(name=name, options=list(options), permissions=permissions,
+                                              user=user, locale=locale)
+        return await _answer(run, fake, payload["token"])
+    # send_interaction has no `resolved`; build the same payload with it (channel options).
+    user = user or fake.member_user
+    cmd = next(c for cmds in fake.commands.values() for c in cmds if c["name"] == name)
+    token = f"itoken-{snowflake()}"
+    payload = {
+        "id": snowflake(), "application_id": fake.application_id, "type": 2, "token": token,
+        "version": 1, "attachment_size_limit": 10 * 1024 * 1024, "guild_id": fake.guild_id,
+        "channel_id": fake.channel_id,
+        "data": {"id": cmd["id"], "name": name, "type": 1, "options": list(options), "resolved": resolved},
+        "member": {"user": user, "roles": [], "joined_at": "2026-01-01T00:00:00+00:00", "deaf": False,
+                   "mute": False, "flags": 0, "permissions": permissions},
+        "locale": locale, "guild_locale": "en-US", "app_permissions": "2248473465835073",
+        "entitlements": [], "authorizing_integration_owners": {"0": fake.guild_id}, "context": 0,
+    }
+    await fake.dispatch("INTERACTION_CREATE", payload)
+    return await _answer(run, fake, token)
+
+
+def modal_fields(form: Reply) -> tuple[str, list[str]]:
+    """The modal's custom_id and its text inputs' custom_ids, however they are nested."""
+    inputs: list[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            if node.get("type") == 4 and "custom_id" in node:
+                inputs.append(node["custom_id"])
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(form.data.get("components", []))
+    return form.data["custom_id"], inputs
+
+
+async def submit_modal(run: RunningBot, fake: FakeDiscord, form: Reply, value: str, *,
+                       permissions: str = MANAGE_SERVER, user: dict[str, Any] | None = None,
+                       locale: str = "en-US") -> Reply:
+    """Type `value` into the form's only field and submit it (INTERACTION_CREATE type 5)."""
+    custom_id, inputs = modal_fields(form)
+    assert len(inputs) == 1, form.data
+    payload = await fake.send_interaction(modal_custom_id=custom_id, modal_values={inputs[0]: value},
+                                          permissions=permissions, user=user, locale=locale)
+    return await _answer(run, fake, payload["token"])
