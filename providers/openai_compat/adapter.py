@@ -1,0 +1,151 @@
+"""The OpenAI wire family adapter: openai, openrouter, deepseek, zai and custom endpoints.
+
+The openai SDK builds and sends the request (auth, base URL, headers) and raises its
+typed errors for non-2xx responses; the 200 body is read as raw bytes and decoded here,
+because the SDK's typed object per chunk costs ~20x reading the bytes (bench/normalize.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+import httpx2
+import openai
+
+from providers.error_description import describe_error
+from providers.errors import classify_error_body, classify_failure, error_fields
+from providers.openai_compat.normalize import END_OF_BODY, new_stream_state, process_event
+from providers.openai_compat.request import DEFAULT_BASE_URLS, FAMILY, build_request
+from providers.streaming import (
+    SSEDecoder,
+    classify_transport_error,
+    response_timeout,
+    with_inactivity_timeout,
+)
+from providers.types import ChatRequest, ProcessedChunk, ProviderError, RawStreamChunk
+
+DEFAULT_CONNECT_TIMEOUT = 10.0
+
+
+class OpenAICompatAdapter:
+    """One configured model on one endpoint; holds no per-stream state."""
+
+    def __init__(
+        self,
+        provider: str,
+        *,
+        api_key: str,
+        model: str,
+        base_url: str | None = None,
+        timeout: float | None = None,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        verbatim_tool_calling: bool = False,
+        default_headers: dict[str, str] | None = None,
+    ) -> None:
+        if provider not in FAMILY:
+            raise ValueError(f"{provider!r} is not an OpenAI-compatible provider; expected one of {FAMILY}")
+        if base_url is None:
+            if provider == "custom":
+                raise ValueError("the custom provider needs a base_url (the server root plus /v1)")
+            base_url = DEFAULT_BASE_URLS[provider]
+        self.provider = provider
+        self.model = model
+        self.base_url = base_url
+        self.timeout = timeout
+        self.verbatim_tool_calling = bool(verbatim_tool_calling)
+        self._client = openai.AsyncOpenAI(
+            api_key=api_key,
+            base_url=base_url,
+            max_retries=0,
+            # Reads are bounded by our own inactivity timeout, which knows about streams.
+            timeout=httpx2.Timeout(None, connect=connect_timeout),
+            default_headers=default_headers,
+        )
+
+    def __repr__(self) -> str:  # never shows the key
+        return f"OpenAICompatAdapter(provider={self.provider!r}, model={self.model!r}, base_url={self.base_url!r})"
+
+    async def aclose(self) -> None:
+        """Close the HTTP connection pool."""
+        await self._client.close()
+
+    async def start_stream(self, request: ChatRequest) -> AsyncIterator[RawStreamChunk]:
+        """Send the request; yield one RawStreamChunk per SSE event, then an end marker.
+
+        Every chunk carries the same `metadata` dict holding this stream's state, so
+        `process_chunk` stays a function of its argument.
+        """
+        state = new_stream_state(self.provider, request, verbatim_tool_calling=self.verbatim_tool_calling)
+        shared = {"stream": state}
+        provider = self.provider
+        manager = self._client.chat.completions.with_streaming_response.create(
+            **build_request(self.provider, self.model, request)
+        )
+        async with response_timeout(self.timeout):
+            response = await manager.__aenter__()
+        try:
+            decoder = SSEDecoder()
+            async for piece in with_inactivity_timeout(response.iter_bytes(), self.timeout):
+                for event in decoder.feed(piece):
+                    yield RawStreamChunk(event, provider, shared)
+            for event in decoder.finish():
+                yield RawStreamChunk(event, provider, shared)
+            yield RawStreamChunk(END_OF_BODY, provider, shared)
+        finally:
+            await manager.__aexit__(None, None, None)
+
+    def process_chunk(self, raw: RawStreamChunk) -> Sequence[ProcessedChunk]:
+        """Synchronous; all state it touches is the stream's own (`raw.metadata["stream"]`)."""
+        state = (raw.metadata or {}).get("stream")
+        if state is None:
+            raise ValueError("process_chunk needs a RawStreamChunk made by this adapter's start_stream")
+        return process_event(state, raw.data)
+
+    def handle_provider_error(self, exc: BaseException) -> ProviderError:
+        """SDK status errors, SDK connection errors, transport failures, our stream errors."""
+        provider = self.provider
+        if isinstance(exc, openai.APIStatusError):
+            message, code, error_type, details = error_fields(exc.body)
+            return classify_failure(
+                provider=provider, message=message or str(exc), status=exc.status_code,
+                code=code if code is not None else getattr(exc, "code", None),
+                error_type=error_type or getattr(exc, "type", None),
+                original_error=exc, details=details,
+            )
+        if isinstance(exc, openai.APITimeoutError):
+            return classify_failure(provider=provider, message=str(exc), timeout=True, original_error=exc)
+        if isinstance(exc, openai.APIConnectionError):
+            cause = exc.__cause__ or exc.__context__
+            if cause is not None:
+                err = classify_transport_error(provider, cause)
+                if err is not None:
+                    err.original_error = exc
+                    return err
+            return classify_failure(provider=provider, message=str(exc), connection_failed=True,
+                                    original_error=exc)
+        if isinstance(exc, openai.APIError):
+            body = exc.body if exc.body is not None else {"message": exc.message}
+            return classify_error_body(provider=provider, body=body, original_error=exc)
+        err = classify_transport_error(provider, exc)
+        if err is not None:
+            return err
+        return classify_failure(provider=provider, message=f"{type(exc).__name__}: {exc}", original_error=exc)
+
+    def create_error_description(self, error: ProviderError, locale: str) -> str:
+        """The embed headline for `error` (the catalogs live with error presentation)."""
+        return describe_error(error, locale)
+
+
+def create(
+    provider: str, *, api_key: str, model: str, base_url: str | None = None, **options: Any
+) -> OpenAICompatAdapter:
+    """Registry entry point (providers.adapter.create_adapter).
+
+    Options: `timeout` (seconds, inactivity and first response), `connect_timeout`,
+    `verbatim_tool_calling` (custom only), `default_headers`. Others are ignored so one
+    option set can be passed to any provider.
+    """
+    known = {"timeout", "connect_timeout", "verbatim_tool_calling", "default_headers"}
+    kwargs = {k: v for k, v in options.items() if k in known and v is not None}
+    return OpenAICompatAdapter(provider, api_key=api_key, model=model, base_url=base_url, **kwargs)

@@ -1,0 +1,133 @@
+"""Build one chat-completions request from a `ChatRequest` (pure, no I/O).
+
+Each provider of the family takes the same wire format but differs in a few fields:
+the output-token cap's name, how reasoning is switched on, and which reasoning fields
+must be sent back on an assistant turn that called tools.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from providers.types import ChatRequest, FunctionCall, Message, ToolSpec
+
+DEFAULT_BASE_URLS: dict[str, str] = {
+    "openai": "https://api.openai.com/v1",
+    "openrouter": "https://openrouter.ai/api/v1",
+    "deepseek": "https://api.deepseek.com",
+    "zai": "https://api.z.ai/api/paas/v4",
+}
+FAMILY: tuple[str, ...] = ("openai", "openrouter", "deepseek", "zai", "custom")
+
+# Providers whose assistant tool-call turns must carry their reasoning back.
+REASONING_CONTENT_REPLAY = frozenset({"deepseek", "zai"})
+
+
+def call_id(call: FunctionCall, position: int) -> str:
+    """The id a call travels under; adapters always set one, this covers hand-built history."""
+    return call.id or f"call_{position}"
+
+
+def _tool_call(call: FunctionCall, position: int) -> dict[str, Any]:
+    return {
+        "id": call_id(call, position),
+        "type": "function",
+        "function": {"name": call.name, "arguments": json.dumps(call.args, ensure_ascii=False)},
+    }
+
+
+def _first_field(calls: Sequence[FunctionCall], key: str) -> Any:
+    for call in calls:
+        value = call.provider_fields.get(key)
+        if value:
+            return value
+    return None
+
+
+def _assistant(provider: str, message: Message) -> dict[str, Any]:
+    out: dict[str, Any] = {"role": "assistant", "content": message.content or None}
+    calls = list(message.tool_calls)
+    if not calls:
+        out["content"] = message.content
+        return out
+    out["tool_calls"] = [_tool_call(call, i) for i, call in enumerate(calls)]
+    if provider == "openrouter":
+        details = _first_field(calls, "reasoning_details")
+        if details:
+            out["reasoning_details"] = details
+    elif provider in REASONING_CONTENT_REPLAY:
+        reasoning = _first_field(calls, "reasoning_content")
+        if reasoning:
+            out["reasoning_content"] = reasoning
+    return out
+
+
+def build_messages(provider: str, request: ChatRequest) -> list[dict[str, Any]]:
+    """System prompt first, then the history in the family's message shape."""
+    messages: list[dict[str, Any]] = []
+    if request.system:
+        messages.append({"role": "system", "content": request.system})
+    for message in request.messages:
+        if message.role == "assistant":
+            messages.append(_assistant(provider, message))
+        elif message.role == "tool":
+            messages.append(
+                {"role": "tool", "tool_call_id": message.tool_call_id or "", "content": message.content}
+            )
+        else:
+            messages.append({"role": message.role, "content": message.content})
+    return messages
+
+
+def build_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+    """Tool declarations as OpenAI function schemas."""
+    return [
+        {
+            "type": "function",
+            "function": {
+                "name": tool.name,
+                "description": tool.description,
+                "parameters": dict(tool.parameters),
+            },
+        }
+        for tool in tools
+    ]
+
+
+def _reasoning(provider: str, request: ChatRequest, body: dict[str, Any], extra: dict[str, Any]) -> None:
+    effort, budget = request.reasoning_effort, request.thinking_budget
+    if effort is None and budget is None:
+        return
+    if provider == "openrouter":
+        extra["reasoning"] = {"max_tokens": budget} if budget is not None else {"effort": effort}
+    elif provider == "zai":
+        extra["thinking"] = {"type": "enabled"}
+    elif provider in ("openai", "custom") and effort is not None:
+        body["reasoning_effort"] = effort
+    # DeepSeek chooses reasoning by model (deepseek-reasoner); there is no switch to send.
+
+
+def build_request(provider: str, model: str, request: ChatRequest) -> dict[str, Any]:
+    """Keyword arguments for `chat.completions.create` (streaming, usage included)."""
+    body: dict[str, Any] = {
+        "model": model,
+        "messages": build_messages(provider, request),
+        "stream": True,
+        "stream_options": {"include_usage": True},
+    }
+    if request.tools:
+        body["tools"] = build_tools(request.tools)
+    if request.max_output_tokens is not None:
+        # OpenAI's reasoning models refuse `max_tokens`; the rest of the family expects it.
+        key = "max_completion_tokens" if provider == "openai" else "max_tokens"
+        body[key] = request.max_output_tokens
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    extra: dict[str, Any] = {}
+    _reasoning(provider, request, body, extra)
+    extra.update(request.extra)
+    if extra:
+        body["extra_body"] = extra
+    return body

@@ -1,0 +1,309 @@
+"""The OpenAI-family adapter through the real openai SDK and the local replay server,
+on the suite's own fixtures (rules A1-A3, A6-A11, E1-E3)."""
+
+from __future__ import annotations
+
+import json
+import socket
+
+import pytest
+
+from providers import (
+    ChatRequest,
+    FunctionCall,
+    Message,
+    ToolSpec,
+    create_adapter,
+    normalized_stream,
+)
+from providers.openai_compat import DEFAULT_BASE_URLS, OpenAICompatAdapter
+from providers.types import ProviderError, RawStreamChunk
+from tests.adapters import fixtures_openai as fx
+from tests.adapters.fixtures_openai import HELLO, TOOLS, run
+from tests.fakes.provider_server import Reply
+
+
+async def test_text_usage_and_done(provider_server):
+    provider_server.reply(Reply(body=fx.sse_body(fx.TEXT)))
+    out = await run(provider_server)
+    assert out.text == "Hello!"
+    assert out.error is None
+    assert out.last.type == "done"
+    assert out.done == {"finish_reason": "stop",
+                        "usage": {"input_tokens": 9, "output_tokens": 2, "total_tokens": 11}}
+    assert [c.type for c in out.chunks] == ["text", "text", "done"]
+
+
+async def test_request_shape(provider_server):
+    provider_server.reply(Reply(body=fx.sse_body(fx.TEXT)))
+    request = ChatRequest(
+        messages=[Message("user", "time?"),
+                  Message("assistant", "", tool_calls=[FunctionCall("get_time", {"tz": "UTC"}, id="c1")]),
+                  Message("tool", '{"time": "12:00"}', tool_call_id="c1", name="get_time"),
+                  Message("user", "thanks")],
+        system="Be brief.", tools=TOOLS, max_output_tokens=64, temperature=0.2, reasoning_effort="low",
+    )
+    await run(provider_server, "openai", request, key="sk-request-shape")
+    sent = provider_server.requests[-1]
+    assert sent.path == "/v1/chat/completions"
+    assert sent.api_key == "sk-request-shape"
+    assert sent.headers.get("x-stainless-retry-count") == "0"
+    body = sent.json
+    assert body["model"] == "m-test"
+    assert body["stream"] is True
+    assert body["stream_options"] == {"include_usage": True}
+    assert body["max_completion_tokens"] == 64
+    assert body["temperature"] == 0.2
+    assert body["reasoning_effort"] == "low"
+    assert body["messages"] == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": "time?"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "get_time", "arguments": '{"tz": "UTC"}'}}]},
+        {"role": "tool", "tool_call_id": "c1", "content": '{"time": "12:00"}'},
+        {"role": "user", "content": "thanks"},
+    ]
+    assert body["tools"][0] == {"type": "function", "function": {
+        "name": "get_time", "description": "Current time", "parameters": dict(TOOLS[0].parameters)}}
+
+
+async def test_replay_fields_per_provider(provider_server):
+    provider_server.reply(Reply(body=fx.sse_body(fx.TEXT)))
+    details = [{"type": "reasoning.text", "text": "x", "signature": "s", "index": 0}]
+    call = FunctionCall("get_time", {}, id="c9",
+                        provider_fields={"reasoning_details": details, "reasoning_content": "thought"})
+    request = ChatRequest(messages=[Message("user", "q"), Message("assistant", "", tool_calls=[call]),
+                                    Message("tool", "ok", tool_call_id="c9")],
+                          max_output_tokens=10, reasoning_effort="high")
+    sent = {}
+    for provider in ("openrouter", "deepseek", "zai"):
+        await run(provider_server, provider, request)
+        sent[provider] = provider_server.requests[-1].json
+    assert sent["openrouter"]["messages"][1]["reasoning_details"] == details
+    assert "reasoning_content" not in sent["openrouter"]["messages"][1]
+    assert sent["openrouter"]["reasoning"] == {"effort": "high"}
+    assert sent["openrouter"]["max_tokens"] == 10
+    for provider in ("deepseek", "zai"):
+        assert sent[provider]["messages"][1]["reasoning_content"] == "thought"
+        assert "reasoning_details" not in sent[provider]["messages"][1]
+    assert sent["zai"]["thinking"] == {"type": "enabled"}
+
+
+async def test_reasoning_content_is_a_thought(provider_server):
+    provider_server.reply(Reply(body=fx.sse_body(fx.REASONING_CONTENT)))
+    out = await run(provider_server, "deepseek")
+    assert out.text == "Hi there!"
+    assert out.raw_thoughts == "The user greets. Reply kindly."
+    assert out.done["usage"] == {"input_tokens": 5, "output_tokens": 12, "total_tokens": 17,
+                                 "reasoning_tokens": 8, "cached_input_tokens": 3}
+    assert all(t.provider == "deepseek" for c in out.chunks for t in c.thoughts or ())
+
+
+async def test_think_tags_split_across_chunks(provider_server):
+    provider_server.reply(Reply(body=fx.sse_body(fx.THINK_TAGS_SPLIT)))
+    out = await run(provider_server, "custom")
+    assert out.text == "The answer is 42."
+    assert out.raw_thoughts == "weighing options"
+    assert "<" not in out.text
+
+
+async def test_parallel_tool_calls_each_its_own_chunk_in_index_order(provider_server):
+    provider_server.reply(Reply(body=fx.sse_body(fx.PARALLEL_TOOL_CALLS)))
+    out = await run(provider_server)
+    assert [(c.name, c.args, c.id, c.arguments_truncated) for c in out.calls] == [
+        ("get_weather", {"city": "Paris"}, "call_a", False),
+        ("get_time", {"tz": "UTC"}, "call_b", False),
+    ]
+    assert [c.type for c in out.chunks] == ["function_call", "function_call", "done"]
+    assert out.done["finish_reason"] == "tool_calls"
+
+
+async def test_truncated_arguments_are_repaired_and_flagged(provider_server):
+    provider_server.reply(Reply(body=fx.sse_body(fx.TRUNCATED_ARGUMENTS)))
+    out = await run(provider_server)
+    assert len(out.calls) == 1
+    call = out.calls[0]
+    assert (call.name, call.args, call.arguments_truncated) == ("search", {"q": "cats"}, True)
+    assert out.done["finish_reason"] == "length"
+
+
+async def test_midstream_error_keeps_text_and_is_classified(provider_server):
+    provider_server.reply(Reply(body=fx.sse_body(fx.MIDSTREAM_ERROR, done=False)))
+    out = await run(provider_server)
+    assert out.text == "Partial"
+    assert out.last.type == "error"
+    assert (out.error.type, out.error.retryable) == ("provider_overloaded", True)
+    assert out.error.provider == "openai"
+
+
+async def test_openrouter_serving_provider_details_and_keepalives(provider_server):
+    provider_server.reply(Reply(body=fx.sse_body(fx.OPENROUTER_REASONING_TOOL,
+                                                 comments=fx.OPENROUTER_COMMENTS)))
+    out = await run(provider_server, "openrouter")
+    assert out.serving == {"Anthropic"}
+    assert all(c.serving_provider == "Anthropic" for c in out.chunks)
+    assert out.raw_thoughts == "Need the weather."
+    assert out.text == "Checking."
+    assert len(out.calls) == 1
+    assert out.calls[0].args == {"city": "Oslo"}
+    assert out.calls[0].provider_fields == {"reasoning_details": [
+        {"type": "reasoning.text", "text": "Need the weather.", "signature": "sig-1", "index": 0,
+         "format": "anthropic-claude-v1"}]}
+    assert out.done["usage"]["cost"] == 0.0012
+
+
+async def test_openrouter_encrypted_reasoning_is_redacted(provider_server):
+    provider_server.reply(Reply(body=fx.sse_body(fx.OPENROUTER_ENCRYPTED)))
+    out = await run(provider_server, "openrouter")
+    assert out.redacted == 1
+    assert out.raw_thoughts == ""
+    assert out.text == "Done."
+
+
+async def test_openrouter_finish_reason_error(provider_server):
+    provider_server.reply(Reply(body=fx.sse_body(fx.OPENROUTER_FINISH_ERROR)))
+    out = await run(provider_server, "openrouter")
+    assert out.text == "Hello"
+    assert (out.error.type, out.error.retryable, out.error.code) == ("provider_overloaded", True, "502")
+    assert out.last.serving_provider == "OpenAI"
+
+
+async def test_deepseek_reasoning_replayed_on_the_call(provider_server):
+    provider_server.reply(Reply(body=fx.sse_body(fx.DEEPSEEK_TOOL_CALL)))
+    out = await run(provider_server, "deepseek")
+    assert out.calls[0].provider_fields == {"reasoning_content": "Weather needs a tool."}
+    assert out.raw_thoughts == "Weather needs a tool."
+
+
+async def test_spill_guard_moves_glued_reasoning_tail(provider_server):
+    provider_server.reply(Reply(body=fx.sse_body(fx.SPILL)))
+    out = await run(provider_server, "zai")
+    assert out.text == "Sure thing, here it is."
+    assert out.raw_thoughts == "Think brieflylet me see."
+
+
+async def test_verbatim_tool_call_on_custom(provider_server):
+    provider_server.reply(Reply(body=fx.sse_body(fx.VERBATIM)))
+    request = ChatRequest(messages=[Message("user", "time?")], tools=TOOLS)
+    out = await run(provider_server, "custom", request, verbatim_tool_calling=True)
+    kinds = [c.type for c in out.chunks if c.type != "text" or c.content]
+    assert kinds[-2:] == ["text", "done"] or kinds[-1] == "done"
+    assert [(c.name, c.args) for c in out.calls] == [("get_time", {"tz": "UTC"})]
+    first_call = next(i for i, c in enumerate(out.chunks) if c.type == "function_call")
+    assert "".join(c.content or "" for c in out.chunks[:first_call]) == "Sure. "
+    assert "get_time" not in out.text
+
+
+@pytest.mark.parametrize("provider,options", [("custom", {}), ("openai", {"verbatim_tool_calling": True})])
+async def test_verbatim_off_leaves_text(provider_server, provider, options):
+    provider_server.reply(Reply(body=fx.sse_body(fx.VERBATIM)))
+    out = await run(provider_server, provider, ChatRequest([Message("user", "t")], tools=TOOLS), **options)
+    assert out.calls == []
+    assert out.text == 'Sure. `get_time({"tz": "UTC"})` done'
+
+
+HTTP_ERRORS = [
+    (429, {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}},
+     "rate_limit", True),
+    (429, {"error": {"message": "You exceeded your current quota", "type": "insufficient_quota",
+                     "code": "insufficient_quota"}}, "api_error", False),
+    (404, {"error": {"message": "The model `m-test` does not exist", "code": "model_not_found"}},
+     "model_error", False),
+    (402, {"error": {"message": "Insufficient Balance", "type": "unknown_error"}}, "api_error", False),
+    (500, {"error": {"message": "boom", "type": "server_error"}}, "provider_overloaded", True),
+    (503, "<html>Service Unavailable</html>", "provider_overloaded", True),
+    (401, {"error": {"message": "Incorrect API key provided: sk-abcdefghijklmnopqrst", "code": "invalid_api_key"}},
+     "api_error", False),
+]
+
+
+@pytest.mark.parametrize("status,body,kind,retryable", HTTP_ERRORS)
+async def test_http_errors(provider_server, status, body, kind, retryable):
+    provider_server.reply(Reply.error(status, body))
+    out = await run(provider_server)
+    assert [c.type for c in out.chunks] == ["error"]
+    assert (out.error.type, out.error.retryable, out.error.status) == (kind, retryable, status)
+    assert "abcdefghijklmnopqrst" not in out.error.message
+    assert len(provider_server.requests) == 1  # SDK retries are off
+
+
+async def test_timeout_waiting_for_the_response(provider_server):
+    provider_server.reply(Reply(body=fx.sse_body(fx.TEXT), first_byte_delay=0.6))
+    out = await run(provider_server, timeout=0.1)
+    assert [c.type for c in out.chunks] == ["error"]
+    assert (out.error.type, out.error.retryable) == ("timeout", True)
+
+
+async def test_timeout_waiting_for_events(provider_server):
+    # Headers arrive at once; the events do not.
+    provider_server.reply(Reply(body=fx.sse_body(fx.TEXT), event_delay=0.6))
+    out = await run(provider_server, timeout=0.1)
+    assert [c.type for c in out.chunks] == ["error"]
+    assert (out.error.type, out.error.retryable) == ("timeout", True)
+    assert "no data" in out.error.message
+
+
+async def test_refused_connection():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    adapter = create_adapter("custom", api_key="k", model="m", base_url=f"http://127.0.0.1:{port}/v1",
+                             timeout=2.0)
+    chunks = [c async for c in normalized_stream(adapter, HELLO)]
+    await adapter.aclose()
+    assert [c.type for c in chunks] == ["error"]
+    assert (chunks[0].error.type, chunks[0].error.retryable) == ("api_error", False)
+
+
+async def test_body_ending_without_finish_is_a_retryable_error(provider_server):
+    provider_server.reply(Reply(body=fx.sse_body(fx.TEXT[:3], done=False)))
+    out = await run(provider_server)
+    assert out.text == "Hello!"
+    assert (out.error.type, out.error.retryable) == ("provider_overloaded", True)
+
+
+async def test_cut_connection_is_a_retryable_error(provider_server):
+    provider_server.reply(Reply(body=fx.sse_body(fx.PARALLEL_TOOL_CALLS), cut_after_events=2))
+    out = await run(provider_server)
+    assert out.calls == []
+    assert out.last.type == "error" and out.error.retryable
+
+
+def test_create_and_base_urls():
+    adapter = create_adapter("zai", api_key="sk-secret-value-1234567", model="glm")
+    assert isinstance(adapter, OpenAICompatAdapter)
+    assert adapter.base_url == DEFAULT_BASE_URLS["zai"] == "https://api.z.ai/api/paas/v4"
+    assert "sk-secret" not in repr(adapter)
+    assert create_adapter("deepseek", api_key="k", model="m").base_url == "https://api.deepseek.com"
+    assert create_adapter("openrouter", api_key="k", model="m").base_url == "https://openrouter.ai/api/v1"
+    assert create_adapter("openai", api_key="k", model="m").base_url == "https://api.openai.com/v1"
+    with pytest.raises(ValueError, match="base_url"):
+        create_adapter("custom", api_key="k", model="m")
+
+
+def test_process_chunk_needs_stream_state():
+    adapter = create_adapter("openai", api_key="k", model="m")
+    with pytest.raises(ValueError, match="start_stream"):
+        adapter.process_chunk(RawStreamChunk((None, b"{}"), "openai"))
+
+
+def test_handle_provider_error_maps_unknown_exceptions():
+    adapter = create_adapter("openai", api_key="k", model="m")
+    err = adapter.handle_provider_error(RuntimeError("surprise"))
+    assert isinstance(err, ProviderError)
+    assert (err.type, err.retryable) == ("api_error", False)
+
+
+def test_create_error_description_is_localized():
+    adapter = create_adapter("openrouter", api_key="k", model="m")
+    err = ProviderError("rate_limit", "slow down", True, "429", status=429, provider="openrouter")
+    english = adapter.create_error_description(err, "en")
+    japanese = adapter.create_error_description(err, "ja")
+    assert english and japanese and english != japanese
+
+
+async def test_tool_spec_schema_serializes(provider_server):
+    provider_server.reply(Reply(body=fx.sse_body(fx.TEXT)))
+    spec = ToolSpec("roll", "Dice", {"type": "object", "properties": {"sides": {"type": "integer"}}})
+    await run(provider_server, "custom", ChatRequest([Message("user", "roll")], tools=(spec,)))
+    assert json.dumps(provider_server.requests[-1].json["tools"])
