@@ -26,7 +26,7 @@ $(TEST_STAMP): pyproject.toml $(STAMP)
 
 # Compiled catalogs are build output, made at install time from the committed .po files.
 locales/%.mo: locales/%.po $(STAMP)
-	$(BIN)/pybabel compile -q -i $< -o $@
+	$(BIN)/pybabel -q compile -i $< -o $@
 
 install: $(STAMP) $(MO_FILES)
 
