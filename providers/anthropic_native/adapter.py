@@ -43,12 +43,22 @@ class AnthropicAdapter:
         self.provider = provider
         self.model = model
         self._timeout = timeout
-        self._client = anthropic.AsyncAnthropic(
-            api_key=api_key,
-            base_url=base_url,
-            max_retries=0,
-            timeout=timeout,
-        )
+        self._client_options: dict[str, Any] = {
+            "api_key": api_key, "base_url": base_url, "max_retries": 0, "timeout": timeout,
+        }
+        self._client: anthropic.AsyncAnthropic | None = None
+
+    def _sdk(self) -> anthropic.AsyncAnthropic:
+        """The SDK client, made on first use and kept: its pool reuses the connection."""
+        if self._client is None:
+            self._client = anthropic.AsyncAnthropic(**self._client_options)
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the pooled connections (the adapter can still stream afterwards)."""
+        client, self._client = self._client, None
+        if client is not None:
+            await client.close()
 
     def __repr__(self) -> str:  # never show the key
         return f"AnthropicAdapter(model={self.model!r})"
@@ -58,7 +68,7 @@ class AnthropicAdapter:
         state = AnthropicStream()
         arguments = build_arguments(request, self.model)
         decoder = SSEDecoder()
-        opener = self._client.messages.with_streaming_response.create(**arguments, stream=True)
+        opener = self._sdk().messages.with_streaming_response.create(**arguments, stream=True)
         async with response_timeout(self._timeout):
             response = await opener.__aenter__()
         try:

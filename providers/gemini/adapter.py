@@ -67,15 +67,26 @@ class GeminiAdapter:
         self.provider = provider
         self.model = model
         self._timeout = timeout
+        self._api_key = api_key
         # No HttpOptions.timeout: with aiohttp it is a *total* deadline that would cut
         # long answers; the connect wait and the between-chunk inactivity are bounded here.
-        self._client = genai.Client(
-            api_key=api_key,
-            http_options=genai_types.HttpOptions(
-                base_url=base_url, api_version=api_version,
-                retry_options=genai_types.HttpRetryOptions(attempts=1),
-            ),
+        self._http_options = genai_types.HttpOptions(
+            base_url=base_url, api_version=api_version,
+            retry_options=genai_types.HttpRetryOptions(attempts=1),
         )
+        self._client: genai.Client | None = None
+
+    def _sdk(self) -> genai.Client:
+        """The SDK client, made on first use and kept: its session reuses the connection."""
+        if self._client is None:
+            self._client = genai.Client(api_key=self._api_key, http_options=self._http_options)
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the pooled connections (the adapter can still stream afterwards)."""
+        client, self._client = self._client, None
+        if client is not None:
+            await client.aio.aclose()
 
     def __repr__(self) -> str:  # never show the key
         return f"GeminiAdapter(model={self.model!r})"
@@ -87,7 +98,7 @@ class GeminiAdapter:
     async def start_stream(self, request: ChatRequest) -> AsyncIterator[RawStreamChunk]:
         """Send the request and yield one RawStreamChunk per payload, then an end marker."""
         state = GeminiStream()
-        api = self._client.aio._api_client
+        api = self._sdk().aio._api_client
         http_request = api._build_request("post", self._path(), build_body(request), None)
         async with response_timeout(self._timeout):
             response = await api._async_request(http_request=http_request, stream=True)

@@ -60,6 +60,8 @@ def classify_body(body: Any, *, status: int | None = None, original_error: Any =
     same one later, can succeed.
     """
     error = classify_error_body(provider=PROVIDER, body=body, status=status, original_error=original_error)
+    if error.details is None:
+        error.details = body  # the SDK error has no `.body`; keep the provider's own words
     if error.status == 429 and error.type == "api_error":
         error.retryable = True
     return error

@@ -1,0 +1,256 @@
+"""Shared helpers for the Anthropic and Gemini adapter suites.
+
+Own fixtures written from each provider's documented wire format (so the suites mean
+something without the shared corpus), and `run_stream`, which drives a real adapter
+through the replay server and the real SDK and summarizes what came out.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+from providers.adapter import create_adapter, normalized_stream
+from providers.types import (
+    CHUNK_TYPES,
+    ERROR_TYPES,
+    ChatRequest,
+    FunctionCall,
+    Message,
+    ProcessedChunk,
+)
+from tests.fakes.provider_server import Reply, split_events
+
+HELLO = ChatRequest(messages=[Message("user", "hi")])
+
+
+@dataclass
+class Outcome:
+    """What one normalized stream produced, in the terms the rules talk about."""
+
+    chunks: list[ProcessedChunk]
+    text: str = ""
+    thoughts: list[tuple[str, str]] = field(default_factory=list)
+    calls: list[FunctionCall] = field(default_factory=list)
+    done: dict[str, Any] | None = None
+    error: Any = None
+
+    @property
+    def call_summary(self) -> list[tuple[str, dict, bool]]:
+        return [(c.name, c.args, c.arguments_truncated) for c in self.calls]
+
+    def thought_text(self, kind: str) -> str:
+        return "".join(text for k, text in self.thoughts if k == kind)
+
+
+def summarize(chunks: list[ProcessedChunk]) -> Outcome:
+    """Check the chunk-shape invariants (A1) and summarize."""
+    outcome = Outcome(chunks=chunks)
+    for chunk in chunks:
+        assert chunk.type in CHUNK_TYPES
+        assert outcome.error is None, "nothing may follow an error chunk"
+        assert outcome.done is None, "nothing may follow the done chunk"
+        for entry in chunk.thoughts or ():
+            outcome.thoughts.append((entry.kind, entry.text))
+        if chunk.type == "text":
+            assert isinstance(chunk.content, str)
+            outcome.text += chunk.content
+        elif chunk.type == "function_call":
+            assert chunk.function_call is not None
+            outcome.calls.append(chunk.function_call)
+        elif chunk.type == "error":
+            assert chunk.error is not None and chunk.error.message
+            assert chunk.error.type in ERROR_TYPES and isinstance(chunk.error.retryable, bool)
+            outcome.error = chunk.error
+        else:
+            assert chunk.metadata is not None
+            outcome.done = chunk.metadata
+    assert outcome.error is not None or outcome.done is not None, "a stream ends with done or an error"
+    return outcome
+
+
+async def run_stream(
+    server, provider: str, reply: Reply, request: ChatRequest = HELLO, **options: Any
+) -> Outcome:
+    server.reply(reply)
+    options.setdefault("timeout", 10)
+    key = "sk-ant-test-key-0000" if provider == "anthropic" else "AIza-test-key-0000"
+    model = "claude-test" if provider == "anthropic" else "gemini-test"
+    adapter = create_adapter(provider, api_key=key, model=model, base_url=server.url, **options)
+    try:
+        chunks = [chunk async for chunk in normalized_stream(adapter, request)]
+    finally:
+        await adapter.aclose()
+    return summarize(chunks)
+
+
+def assert_cut_consistent(cut: Outcome, full: Outcome) -> None:
+    """A cut stream: an error at the end, text a prefix, calls whole or flagged."""
+    assert cut.error is not None, "a cut stream ends with an error chunk"
+    assert cut.done is None
+    assert cut.error.retryable or (full.error is not None and cut.error.type == full.error.type)
+    assert full.text.startswith(cut.text)
+    full_calls = full.call_summary
+    for i, call in enumerate(cut.calls):
+        if not call.arguments_truncated:
+            assert full_calls[i] == (call.name, call.args, False)
+
+
+def cut_offsets(body: bytes, seed: int, count: int = 6) -> list[int]:
+    rng = random.Random(seed)
+    return sorted({rng.randrange(1, len(body)) for _ in range(count)})
+
+
+def event_count(body: bytes) -> int:
+    return len(split_events(body))
+
+
+# ---- Anthropic fixtures (Messages API streaming format) --------------------------------------
+def _anthropic_message(model: str = "claude-test") -> dict[str, Any]:
+    return {
+        "id": "msg_fixture", "type": "message", "role": "assistant", "model": model,
+        "content": [], "stop_reason": None, "stop_sequence": None,
+        "usage": {"input_tokens": 25, "output_tokens": 1},
+    }
+
+
+def anthropic_events(blocks: list[list[tuple[str, dict]]], stop_reason: str, output_tokens: int,
+                     *, error: dict | None = None) -> list[tuple[str, dict]]:
+    events: list[tuple[str, dict]] = [
+        ("message_start", {"type": "message_start", "message": _anthropic_message()}),
+        ("ping", {"type": "ping"}),
+    ]
+    for block_events in blocks:
+        events.extend(block_events)
+    if error is not None:
+        events.append(("error", {"type": "error", "error": error}))
+        return events
+    events.append(("message_delta", {
+        "type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": None},
+        "usage": {"output_tokens": output_tokens},
+    }))
+    events.append(("message_stop", {"type": "message_stop"}))
+    return events
+
+
+def a_start(index: int, block: dict) -> tuple[str, dict]:
+    return ("content_block_start", {"type": "content_block_start", "index": index, "content_block": block})
+
+
+def a_delta(index: int, delta: dict) -> tuple[str, dict]:
+    return ("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta})
+
+
+def a_stop(index: int) -> tuple[str, dict]:
+    return ("content_block_stop", {"type": "content_block_stop", "index": index})
+
+
+def a_text_block(index: int, pieces: list[str]) -> list[tuple[str, dict]]:
+    return [a_start(index, {"type": "text", "text": ""}),
+            *[a_delta(index, {"type": "text_delta", "text": p}) for p in pieces], a_stop(index)]
+
+
+def a_thinking_block(index: int, pieces: list[str], signature: str) -> list[tuple[str, dict]]:
+    return [a_start(index, {"type": "thinking", "thinking": "", "signature": ""}),
+            *[a_delta(index, {"type": "thinking_delta", "thinking": p}) for p in pieces],
+            a_delta(index, {"type": "signature_delta", "signature": signature}), a_stop(index)]
+
+
+def a_tool_block(index: int, ident: str, name: str, pieces: list[str]) -> list[tuple[str, dict]]:
+    return [a_start(index, {"type": "tool_use", "id": ident, "name": name, "input": {}}),
+            *[a_delta(index, {"type": "input_json_delta", "partial_json": p}) for p in pieces],
+            a_stop(index)]
+
+
+SIGNATURE = "EqQBCkYIBxgCKkBsig+fixture/A=="
+
+# Thinking, a signature, text, then two parallel tool calls with split arguments.
+ANTHROPIC_THINK_TOOLS = anthropic_events([
+    a_thinking_block(0, ["The user wants ", "weather for two cities."], SIGNATURE),
+    a_text_block(1, ["Checking ", "both cities."]),
+    a_tool_block(2, "toolu_01", "get_weather", ["", '{"ci', 'ty": "Par', 'is"}']),
+    a_tool_block(3, "toolu_02", "get_weather", ['{"city": "Tokyo", "units": ["c"', "]}"]),
+], "tool_use", 88)
+
+ANTHROPIC_REDACTED = anthropic_events([
+    [a_start(0, {"type": "redacted_thinking", "data": "ENCRYPTED-OPAQUE-DATA=="}), a_stop(0)],
+    a_text_block(1, ["Hello", " there."]),
+], "end_turn", 12)
+
+ANTHROPIC_RATE_LIMITED_MIDSTREAM = anthropic_events(
+    [[a_start(0, {"type": "text", "text": ""}), a_delta(0, {"type": "text_delta", "text": "Partial"})]],
+    "", 0, error={"type": "rate_limit_error", "message": "Number of requests has exceeded your rate limit"},
+)
+
+# max_tokens reached inside the arguments: the block stops with cut JSON.
+ANTHROPIC_MAX_TOKENS_TOOL = anthropic_events([
+    a_tool_block(0, "toolu_09", "search", ['{"query": "rust async", "limit": 1', "0, \"lang"]),
+], "max_tokens", 4096)
+
+
+# ---- Gemini fixtures (streamGenerateContent?alt=sse format) ---------------------------------
+def gemini_body(payloads: list[Any]) -> bytes:
+    return "".join(
+        f"data: {p if isinstance(p, str) else json.dumps(p)}\r\n\r\n" for p in payloads
+    ).encode()
+
+
+def g_chunk(parts: list[dict], finish: str | None = None, usage: dict | None = None) -> dict:
+    candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
+    if finish:
+        candidate["finishReason"] = finish
+    payload: dict[str, Any] = {"candidates": [candidate], "modelVersion": "gemini-test-001",
+                               "responseId": "resp-fixture"}
+    if usage:
+        payload["usageMetadata"] = usage
+    return payload
+
+
+GEMINI_SIG_A = "CiIBVKhc7vSigA+/fixture=="
+GEMINI_SIG_B = "CiIBVKhc7vSigB+/fixture=="
+
+GEMINI_THINK_TEXT = gemini_body([
+    g_chunk([{"text": "**Planning**\n\nThink about colors.", "thought": True}],
+            usage={"promptTokenCount": 9, "totalTokenCount": 30, "thoughtsTokenCount": 21}),
+    g_chunk([{"text": "The sky ", "thoughtSignature": GEMINI_SIG_A}]),
+    g_chunk([{"text": "is blue."}], finish="STOP",
+            usage={"promptTokenCount": 9, "candidatesTokenCount": 5, "totalTokenCount": 35,
+                   "thoughtsTokenCount": 21}),
+])
+
+GEMINI_PARALLEL_CALLS = gemini_body([
+    g_chunk([{"text": "Let me look.", "thought": True}]),
+    g_chunk([
+        {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}, "thoughtSignature": GEMINI_SIG_B},
+        {"functionCall": {"name": "get_time", "args": {"tz": "Asia/Tokyo", "format": {"h24": True}}}},
+    ], finish="STOP", usage={"promptTokenCount": 40, "candidatesTokenCount": 12, "totalTokenCount": 52}),
+])
+
+GEMINI_SAFETY_AFTER_TEXT = gemini_body([
+    g_chunk([{"text": "Here is"}]),
+    g_chunk([{"text": " a start"}], finish="SAFETY"),
+])
+
+GEMINI_PROMPT_BLOCKED = gemini_body([
+    {"promptFeedback": {"blockReason": "BLOCKLIST"}, "usageMetadata": {"promptTokenCount": 4}},
+])
+
+GEMINI_UNSPECIFIED_BLOCK_IS_NOT_A_BLOCK = gemini_body([
+    {"promptFeedback": {"blockReason": "BLOCKED_REASON_UNSPECIFIED"}, **g_chunk([{"text": "fine"}], "STOP")},
+])
+
+GEMINI_MIDSTREAM_ERROR_DATA = gemini_body([
+    g_chunk([{"text": "Part"}]),
+    {"error": {"code": 503, "message": "The model is overloaded. Please try again later.",
+               "status": "UNAVAILABLE"}},
+])
+
+# An error after the stream started, written as bare pretty-printed JSON lines.
+GEMINI_MIDSTREAM_ERROR_BARE = gemini_body([g_chunk([{"text": "Part"}])]) + (
+    b'{\n  "error": {\n    "code": 429,\n    "message": "Resource has been exhausted '
+    b'(e.g. check quota).",\n    "status": "RESOURCE_EXHAUSTED"\n  }\n}\n'
+)
+
+GEMINI_MALFORMED_CALL = gemini_body([g_chunk([], finish="MALFORMED_FUNCTION_CALL")])
