@@ -1,0 +1,217 @@
+"""Every OpenAI-family corpus stream (openai/, openrouter/, deepseek/, zai/, groq/) replayed
+through the adapter and the real openai SDK: outcomes, cuts, transport splits.
+
+Expected text, reasoning, calls and usage come from an independent reading of each body
+(stdlib `json`, choice 0, fields concatenated); the table adds what a reader decides
+(finish reason, error class, serving backend).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from dataclasses import dataclass, field
+
+import pytest
+
+from providers.openai_compat.normalize import END_OF_BODY, new_stream_state, process_event
+from providers.streaming import SSEDecoder
+from tests.adapters.fixtures_openai import HELLO, Outcome, run
+from tests.corpus import CORPUS, corpus_streams, requires_corpus
+from tests.fakes.provider_server import Reply, split_events
+
+FOLDERS = {"openai": "openai", "openrouter": "openrouter", "deepseek": "deepseek", "zai": "zai",
+           "groq": "custom"}
+STREAMS = [name for folder in FOLDERS for name in corpus_streams(folder)]
+
+# name -> (finish reason or None, error (type, retryable) or None, serving backend or None)
+EXPECTED: dict[str, tuple[str | None, tuple[str, bool] | None, str | None]] = {
+    "openai/chat_finish_length": ("length", None, None),
+    "openai/chat_moderation_chunk_after_usage": ("stop", None, None),
+    "openai/chat_n3_multiple_choices": ("stop", None, None),
+    "openai/chat_refusal": ("stop", None, None),
+    "openai/chat_refusal_logprobs": ("stop", None, None),
+    "openai/chat_text_2024": ("stop", None, None),
+    "openai/chat_text_content_logprobs": ("stop", None, None),
+    "openai/chat_text_include_usage": ("stop", None, None),
+    "openai/chat_tool_call_single": ("tool_calls", None, None),
+    "openai/chat_tool_calls_parallel_gpt4o": ("tool_calls", None, None),
+    "openai/chat_tool_calls_parallel_noargs": ("tool_calls", None, None),
+    "openai/chat_tool_calls_parallel_pieces": ("tool_calls", None, None),
+    "openrouter/fallback_models_xai": ("stop", None, "xAI"),
+    # OpenRouter's documented error chunk: code "server_error" is an overload (E3.6).
+    "openrouter/midstream_error_finish_reason_error": (None, ("provider_overloaded", True), "OpenAI"),
+    # A 400 "Token limit reached" error chunk after the length finish: not retryable.
+    "openrouter/midstream_error_minimax": (None, ("api_error", False), "Minimax"),
+    "openrouter/reasoning_details_anthropic": ("stop", None, "Google"),
+    "openrouter/reasoning_openai_o3": ("stop", None, "OpenAI"),
+    "openrouter/server_tool_advisor": ("stop", None, "OpenAI"),
+    "openrouter/usage_empty_choices_bedrock": ("stop", None, "Amazon Bedrock"),
+    "deepseek/chat_text_length": ("length", None, None),
+    "deepseek/reasoner_reasoning_content": ("stop", None, None),
+    "deepseek/reasoner_reasoning_content_vercel": ("stop", None, None),
+    "deepseek/reasoner_tool_call": ("tool_calls", None, None),
+    "zai/glm_thinking_reasoning_content": ("stop", None, None),
+    # Groq's `event: error`: tool_use_failed with status_code 400 → api_error.
+    "groq/midstream_event_error_tool_use_failed": (None, ("api_error", False), None),
+}
+
+
+@dataclass
+class Reading:
+    """What the body says, read with the standard library."""
+
+    text: str = ""
+    reasoning: str = ""
+    encrypted: int = 0
+    calls: dict[int, list[str]] = field(default_factory=dict)
+    usage: dict | None = None
+
+
+def read_body(body: bytes) -> Reading:
+    out = Reading()
+    for event in re.split(r"\r?\n\r?\n", body.decode()):
+        data = "\n".join(line[5:].lstrip(" ") if line[5:6] == " " else line[5:]
+                         for line in event.splitlines() if line.startswith("data:"))
+        if not data or data == "[DONE]":
+            continue
+        obj = json.loads(data)
+        if obj.get("usage"):
+            out.usage = obj["usage"]
+        for choice in obj.get("choices") or []:
+            if choice.get("index", 0) != 0:
+                continue
+            delta = choice.get("delta") or {}
+            out.text += (delta.get("content") or "") + (delta.get("refusal") or "")
+            out.reasoning += delta.get("reasoning_content") or delta.get("reasoning") or ""
+            out.encrypted += sum(1 for d in delta.get("reasoning_details") or []
+                                 if d.get("type") == "reasoning.encrypted")
+            for item in delta.get("tool_calls") or []:
+                entry = out.calls.setdefault(item["index"], ["", ""])
+                entry[0] += item.get("function", {}).get("name") or ""
+                entry[1] += item.get("function", {}).get("arguments") or ""
+    return out
+
+
+def provider_of(name: str) -> str:
+    return FOLDERS[name.split("/")[0]]
+
+
+def body_of(name: str) -> bytes:
+    assert CORPUS is not None
+    return (CORPUS / f"{name}.sse").read_bytes()
+
+
+def pure_outcome(provider: str, events: list[bytes], *, end: bool = True) -> Outcome:
+    """Decoder + process_event without HTTP (used for exhaustive cuts)."""
+    state = new_stream_state(provider, HELLO, verbatim_tool_calling=False)
+    decoder = SSEDecoder()
+    chunks = []
+    for raw in events:
+        for event in decoder.feed(raw):
+            chunks.extend(process_event(state, event))
+    for event in decoder.finish():
+        chunks.extend(process_event(state, event))
+    if end:
+        chunks.extend(process_event(state, END_OF_BODY))
+    return Outcome.of(chunks)
+
+
+@requires_corpus
+def test_every_family_stream_has_an_expectation():
+    assert set(STREAMS) == set(EXPECTED)
+
+
+@requires_corpus
+@pytest.mark.parametrize("name", STREAMS)
+async def test_corpus_stream_outcome(provider_server, name):
+    provider = provider_of(name)
+    provider_server.reply(Reply.from_corpus(CORPUS, name))
+    out = await run(provider_server, provider)
+    reading = read_body(body_of(name))
+    finish, error, serving = EXPECTED[name]
+    assert out.text == reading.text
+    assert out.raw_thoughts == reading.reasoning
+    assert out.redacted == reading.encrypted
+    assert out.serving == ({serving} if serving else set())
+    if error is not None:
+        assert out.last.type == "error"
+        assert (out.error.type, out.error.retryable) == error
+        assert out.error.provider == provider
+        assert out.done is None
+        return
+    assert out.error is None
+    assert out.last.type == "done"
+    assert out.done["finish_reason"] == finish
+    if reading.usage is not None:
+        assert out.done["usage"]["input_tokens"] == reading.usage["prompt_tokens"]
+        assert out.done["usage"]["output_tokens"] == reading.usage["completion_tokens"]
+    expected_calls = [(n, json.loads(a) if a.strip() else {}) for _, (n, a) in sorted(reading.calls.items())]
+    assert [(c.name, c.args) for c in out.calls] == expected_calls
+    assert not any(c.arguments_truncated for c in out.calls)
+    assert all(c.id for c in out.calls)
+    if provider == "deepseek" and out.calls:
+        assert out.calls[0].provider_fields["reasoning_content"] == reading.reasoning
+    # Calls come after all text and before done.
+    kinds = [c.type for c in out.chunks if c.type != "text"]
+    assert kinds == ["function_call"] * len(out.calls) + ["done"]
+
+
+def check_cut(full: Outcome, cut: Outcome, *, transport: bool) -> None:
+    """A cut stream: nothing raised, ends in a retryable error (or its own earlier error),
+    visible text is a prefix of the full text, and no call is invented or mangled."""
+    assert cut.chunks, "a cut stream still says something"
+    assert full.text.startswith(cut.text)
+    assert full.raw_thoughts.startswith(cut.raw_thoughts)
+    for call in cut.calls:
+        assert call.arguments_truncated or (call.name, call.args) in [(c.name, c.args) for c in full.calls]
+    last = cut.last
+    if last.type == "error":
+        if full.error is not None and (last.error.type, last.error.code) == (full.error.type, full.error.code):
+            return
+        assert last.error.retryable
+        return
+    # Only a pure replay may end cleanly: the cut fell after the finish reason.
+    assert not transport
+    assert last.type == "done"
+
+
+@requires_corpus
+@pytest.mark.parametrize("name", STREAMS)
+def test_cut_at_every_event_boundary_pure(name):
+    provider = provider_of(name)
+    events = split_events(body_of(name))
+    full = pure_outcome(provider, events)
+    for n in range(len(events)):
+        check_cut(full, pure_outcome(provider, events[:n]), transport=False)
+
+
+@requires_corpus
+@pytest.mark.parametrize("name", STREAMS)
+async def test_cut_through_the_transport(provider_server, name):
+    """Abrupt closes through the SDK: a sample of event boundaries and random byte offsets."""
+    provider = provider_of(name)
+    body = body_of(name)
+    events = split_events(body)
+    provider_server.reply(Reply.from_corpus(CORPUS, name))
+    full = await run(provider_server, provider)
+    rng = random.Random(name)
+    boundaries = sorted({0, 1, len(events) // 2, len(events) - 1, *rng.sample(range(len(events)), min(3, len(events)))})
+    for n in boundaries:
+        provider_server.reply(Reply.from_corpus(CORPUS, name, cut_after_events=n))
+        check_cut(full, await run(provider_server, provider), transport=True)
+    for offset in rng.sample(range(1, len(body)), 3):
+        provider_server.reply(Reply.from_corpus(CORPUS, name, cut_after_bytes=offset))
+        check_cut(full, await run(provider_server, provider), transport=True)
+
+
+@requires_corpus
+@pytest.mark.parametrize("name", STREAMS)
+async def test_transport_split_invariance(provider_server, name):
+    provider = provider_of(name)
+    provider_server.reply(Reply.from_corpus(CORPUS, name))
+    whole = await run(provider_server, provider)
+    provider_server.reply(Reply.from_corpus(CORPUS, name, random_pieces=len(name), max_piece=97))
+    pieces = await run(provider_server, provider)
+    assert pieces.comparable() == whole.comparable()
