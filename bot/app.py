@@ -15,7 +15,11 @@ from bot.settings import Settings, resolve_encryption_keys
 log = logging.getLogger(__name__)
 
 # Cogs are loaded by module path; each one registers its own listeners and commands.
-COG_MODULES: tuple[str, ...] = ()
+COG_MODULES: tuple[str, ...] = (
+    "bot.cogs.keys",
+    "bot.cogs.admin",
+    "bot.cogs.personal",
+)
 
 
 class LLMBot(commands.AutoShardedBot):
@@ -45,6 +49,12 @@ class LLMBot(commands.AutoShardedBot):
         await migrate.upgrade(self.engine)
         for module in COG_MODULES:
             await self.load_extension(module)
+        from bot.translator import BabelTranslator
+
+        # Command names/descriptions go out localized; nothing syncs unless asked (notes §3.2).
+        await self.tree.set_translator(BabelTranslator())
+        if not self.settings.SHARD_IDS or 0 in self.settings.SHARD_IDS:  # one process syncs
+            await self.tree.sync()
         log.info("setup complete: %d cog module(s)", len(COG_MODULES))
 
     async def close(self) -> None:

@@ -69,15 +69,13 @@ from tests.fakes.discord_harness import fake_discord  # noqa: E402,F401
 
 
 @pytest.fixture
-def bot_factory(tmp_path, monkeypatch):
+def bot_factory(tmp_path):
     """Build LLMBot on a SQLite file in tmp_path with a fixed encryption key."""
     from bot.app import LLMBot
     from bot.settings import load_settings
     from tests.fakes.discord_harness import fast_ready_kwargs
 
     key = Fernet.generate_key().decode()
-    import bot.app
-    monkeypatch.setattr(bot.app, "COG_MODULES", tuple(m for m in bot.app.COG_MODULES if m != "bot.cogs.models"))
 
     def make(**env):
         values = {"DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path}/bot.sqlite3",

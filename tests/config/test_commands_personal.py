@@ -1,0 +1,88 @@
+"""`/personal ...` through the fake Discord: only the caller's rows ever change."""
+
+from __future__ import annotations
+
+from sqlalchemy import select
+
+from bot.db.models import PersonalConfig
+from tests.config.discord_helpers import NO_PERMISSIONS, command, member, opt, sub, submit_modal
+from tests.fakes.discord_harness import running_bot
+
+ALICE_KEY = "sk-CANARY-alice-a11ce"
+BOB_KEY = "sk-bob-0b0b"
+
+
+async def rows(bot) -> dict[tuple[int, int | None], PersonalConfig]:
+    async with bot.sessions() as session:
+        found = await session.scalars(select(PersonalConfig))
+        return {(r.user_id, r.guild_id): r for r in found}
+
+
+def snapshot(row: PersonalConfig) -> tuple:
+    return (row.provider, row.model, bytes(row.encrypted_key or b""), row.last4,
+            row.override_enabled, row.server_fallback_allowed)
+
+
+async def test_personal_commands_touch_only_the_caller(fake_discord, bot_factory):
+    fake = fake_discord
+    bot = bot_factory()
+    alice, bob = member(fake, "alice2"), member(fake, "bob")
+    gid = int(fake.guild_id)
+    async with running_bot(fake, bot) as run:
+        # Bob sets everything up first (no Manage Server needed for personal commands)
+        form = await command(run, fake, "personal", sub("key-set"), user=bob, permissions=NO_PERMISSIONS)
+        assert form.type == 9 and form.data["title"] == "Your API key"
+        done = await submit_modal(run, fake, form, BOB_KEY, user=bob, permissions=NO_PERMISSIONS)
+        assert done.content == "Your key (\u20260b0b) is stored for this server." and done.ephemeral
+        await command(run, fake, "personal", sub("model", opt("provider", "anthropic"), opt("model", "claude-b")),
+                      user=bob, permissions=NO_PERMISSIONS)
+        on = await command(run, fake, "personal", sub("override", opt("enabled", True)), user=bob,
+                           permissions=NO_PERMISSIONS)
+        assert on.content == "Your messages in this server now use your own key."
+        bob_before = snapshot((await rows(bot))[(int(bob["id"]), gid)])
+
+        # Alice configures a server-scoped and a global entry, then changes and removes things
+        form = await command(run, fake, "personal", sub("key-set"), user=alice, permissions=NO_PERMISSIONS)
+        await submit_modal(run, fake, form, ALICE_KEY, user=alice, permissions=NO_PERMISSIONS)
+        form = await command(run, fake, "personal", sub("key-set", opt("scope", "global")), user=alice,
+                             permissions=NO_PERMISSIONS)
+        glob = await submit_modal(run, fake, form, ALICE_KEY + "-g", user=alice, permissions=NO_PERMISSIONS)
+        assert glob.content == "Your key (\u2026ce-g) is stored for all servers."
+        model = await command(run, fake, "personal", sub("model", opt("provider", "openai"), opt("model", "gpt-a")),
+                              user=alice, permissions=NO_PERMISSIONS)
+        assert model.content == "Your model for this server: openai / `gpt-a`."
+        allow = await command(run, fake, "personal", sub("server-fallback", opt("allowed", True)), user=alice,
+                              permissions=NO_PERMISSIONS)
+        assert allow.content == "When your key fails in this server, the server's route may answer."
+        removed = await command(run, fake, "personal", sub("key-remove"), user=alice, permissions=NO_PERMISSIONS)
+        assert removed.content == "Your key for this server was deleted."
+        again = await command(run, fake, "personal", sub("key-remove"), user=alice, permissions=NO_PERMISSIONS)
+        assert again.content == "You have no stored key for this server."
+
+        stored = await rows(bot)
+    assert snapshot(stored[(int(bob["id"]), gid)]) == bob_before
+    alice_here, alice_global = stored[(int(alice["id"]), gid)], stored[(int(alice["id"]), None)]
+    assert (alice_here.encrypted_key, alice_here.model, alice_here.server_fallback_allowed) == (None, "gpt-a", True)
+    assert alice_global.last4 == "ce-g" and alice_global.model is None
+    assert set(stored) == {(int(bob["id"]), gid), (int(alice["id"]), gid), (int(alice["id"]), None)}
+
+
+async def test_personal_refusals_are_localized_and_store_nothing(fake_discord, bot_factory):
+    fake = fake_discord
+    bot = bot_factory()
+    carol = member(fake, "carol")
+    async with running_bot(fake, bot) as run:
+        early = await command(run, fake, "personal", sub("override", opt("enabled", True)), user=carol,
+                              permissions=NO_PERMISSIONS, locale="ja")
+        assert early.content == "先にキーとモデルを設定してください（/personal key-set、/personal model）。"
+        custom = await command(run, fake, "personal", sub("model", opt("provider", "custom"), opt("model", "m")),
+                               user=carol, permissions=NO_PERMISSIONS)
+        assert custom.content == "Custom endpoints can be set only by server managers."
+        bad = await command(run, fake, "personal", sub("model", opt("provider", "nope"), opt("model", "m")),
+                            user=carol, permissions=NO_PERMISSIONS)
+        assert bad.content == "Unknown provider `nope`. Nothing was changed."
+        form = await command(run, fake, "personal", sub("key-set"), user=carol, permissions=NO_PERMISSIONS)
+        empty = await submit_modal(run, fake, form, "", user=carol, permissions=NO_PERMISSIONS)
+        assert empty.content == "The key was empty. Nothing was stored."
+        stored = await rows(bot)
+    assert stored == {}  # every refusal rolled its transaction back
