@@ -9,7 +9,7 @@ object per chunk is what makes the SDK's own iteration ~20x slower than the byte
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import jiter
 
@@ -19,6 +19,7 @@ from providers.streaming import SSEEvent
 from providers.text.json_repair import parse_tool_arguments
 from providers.text.spill_guard import ReasoningContentSpillGuard
 from providers.text.think_stripper import ThinkBlockContentStripper
+from providers.text.verbatim_tool_calls import VerbatimToolCallParser
 from providers.types import (
     ChatRequest,
     FunctionCall,
@@ -26,9 +27,6 @@ from providers.types import (
     ProviderError,
     ThoughtLogEntry,
 )
-
-if TYPE_CHECKING:
-    from providers.text.verbatim_tool_calls import VerbatimToolCallParser
 
 END_OF_BODY: SSEEvent = ("__end_of_body__", b"")
 """What the adapter feeds after the body's last byte when no `[DONE]` came."""
@@ -64,9 +62,6 @@ def new_stream_state(provider: str, request: ChatRequest, *, verbatim_tool_calli
     """Fresh guards for one stream; the verbatim parser only for custom + option + tools."""
     verbatim = None
     if provider == "custom" and verbatim_tool_calling and request.tools:
-        # Imported on first use: only custom endpoints with the option ever need it.
-        from providers.text.verbatim_tool_calls import VerbatimToolCallParser
-
         verbatim = VerbatimToolCallParser(request.tools)
     return StreamState(
         provider=provider,

@@ -186,12 +186,12 @@ async def test_verbatim_tool_call_on_custom(provider_server):
     provider_server.reply(Reply(body=fx.sse_body(fx.VERBATIM)))
     request = ChatRequest(messages=[Message("user", "time?")], tools=TOOLS)
     out = await run(provider_server, "custom", request, verbatim_tool_calling=True)
-    kinds = [c.type for c in out.chunks if c.type != "text" or c.content]
-    assert kinds[-2:] == ["text", "done"] or kinds[-1] == "done"
-    assert [(c.name, c.args) for c in out.calls] == [("get_time", {"tz": "UTC"})]
-    first_call = next(i for i, c in enumerate(out.chunks) if c.type == "function_call")
-    assert "".join(c.content or "" for c in out.chunks[:first_call]) == "Sure. "
-    assert "get_time" not in out.text
+    shape = [(c.type, c.content, c.function_call and (c.function_call.name, c.function_call.args))
+             for c in out.chunks]
+    # Prose first, then the call (its closing backtick dropped), then what followed it.
+    assert shape == [("text", "Sure. ", None), ("function_call", None, ("get_time", {"tz": "UTC"})),
+                     ("text", " done", None), ("done", None, None)]
+    assert out.calls[0].id
 
 
 @pytest.mark.parametrize("provider,options", [("custom", {}), ("openai", {"verbatim_tool_calling": True})])
