@@ -18,6 +18,7 @@ from typing import Any
 import aiohttp
 import discord
 
+from bot.error_embed import embed_from_spec
 from stream.sink import (
     EmbedSpec,
     MessageGone,
@@ -53,16 +54,6 @@ def sink_errors(*, editing: bool) -> Iterator[None]:
         raise SinkError(f"Discord rejected the request ({exc.status}, code {exc.code})") from exc
     except (TimeoutError, aiohttp.ClientError, OSError) as exc:
         raise SinkUnavailable(f"network error talking to Discord: {type(exc).__name__}") from exc
-
-
-def to_discord_embed(spec: EmbedSpec) -> discord.Embed:
-    embed = discord.Embed(title=spec.title or None, description=spec.description or None,
-                          color=spec.color)
-    for name, value in spec.fields:
-        embed.add_field(name=name, value=value, inline=False)
-    if spec.footer:
-        embed.set_footer(text=spec.footer)
-    return embed
 
 
 class DiscordMessageSink:
@@ -104,12 +95,12 @@ class DiscordMessageSink:
             return  # already gone is what we wanted
 
     async def send_embed(self, embed: EmbedSpec, *, reply: bool = False) -> SentMessage:
-        return await self._post(reply, embed=to_discord_embed(embed))
+        return await self._post(reply, embed=embed_from_spec(embed))
 
     async def send_file(self, filename: str, data: bytes, *, embed: EmbedSpec | None = None) -> SentMessage:
         kwargs: dict[str, Any] = {"file": discord.File(io.BytesIO(data), filename=filename)}
         if embed is not None:
-            kwargs["embed"] = to_discord_embed(embed)
+            kwargs["embed"] = embed_from_spec(embed)
         return await self._post(False, **kwargs)
 
     async def typing(self) -> None:
