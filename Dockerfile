@@ -1,0 +1,29 @@
+# The bot image: slim Python, runs as an unprivileged user, catalogs compiled at build.
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+WORKDIR /app
+
+# Dependencies (pinned in pyproject.toml) and the packages.
+COPY pyproject.toml README.md ./
+COPY bot ./bot
+COPY providers ./providers
+COPY stream ./stream
+RUN pip install .
+
+# Runtime files the code finds next to its packages: migrations and Babel catalogs.
+COPY alembic.ini ./
+COPY migrations ./migrations
+COPY locales ./locales
+RUN set -e; for po in locales/*/LC_MESSAGES/*.po; do pybabel -q compile -i "$po" -o "${po%.po}.mo"; done
+
+RUN useradd --create-home --uid 10001 --user-group bot && mkdir -p /app/data && chown bot:bot /app/data
+USER bot
+
+# Run from /app so bot/, migrations/ and locales/ resolve beside each other.
+# Migrations apply on start (inside the bot's event loop).
+CMD ["python", "-m", "bot"]
