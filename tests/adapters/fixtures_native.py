@@ -254,3 +254,89 @@ GEMINI_MIDSTREAM_ERROR_BARE = gemini_body([g_chunk([{"text": "Part"}])]) + (
 )
 
 GEMINI_MALFORMED_CALL = gemini_body([g_chunk([], finish="MALFORMED_FUNCTION_CALL")])
+
+
+# ---- robustness helpers ----------------------------------------------------------------------
+def essentials(out: Outcome) -> tuple:
+    """What must not depend on how the bytes were split in transport."""
+    error = None if out.error is None else (out.error.type, out.error.retryable, out.error.code)
+    calls = [(c.name, c.args, c.id, c.thought_signature, c.arguments_truncated, c.provider_fields)
+             for c in out.calls]
+    return out.text, out.thoughts, calls, out.done, error
+
+
+def pure_run(provider: str, body: bytes) -> Outcome:
+    """The adapter's pure half on a whole body: decode, process, stop at the first error."""
+    from providers.anthropic_native.events import END_OF_BODY, AnthropicStream
+    from providers.gemini.events import GeminiStream
+    from providers.gemini.sse import GeminiSSEDecoder
+    from providers.streaming import SSEDecoder
+    from providers.types import RawStreamChunk
+
+    adapter = create_adapter(provider, api_key="k", model="m")
+    if provider == "anthropic":
+        state: Any = AnthropicStream()
+        decoder: Any = SSEDecoder()
+    else:
+        state, decoder = GeminiStream(), GeminiSSEDecoder()
+    raws = [RawStreamChunk(d, provider, {"event": e, "stream": state}) for e, d in decoder.feed(body)]
+    raws += [RawStreamChunk(d, provider, {"event": e, "stream": state, "tail": True})
+             for e, d in decoder.feed(b"\n\n")]
+    raws.append(RawStreamChunk(None, provider, {"event": END_OF_BODY, "stream": state}))
+    chunks: list[ProcessedChunk] = []
+    for raw in raws:
+        produced = adapter.process_chunk(raw)
+        for chunk in produced:
+            chunks.append(chunk)
+            if chunk.type == "error":
+                return summarize(chunks)
+    return summarize(chunks)
+
+
+JUNK_VALUES: list[Any] = [None, 7, -1.5, "x", "", [], [1, "a"], {}, {"k": None}, True]
+
+
+def json_paths(value: Any, prefix: tuple = ()) -> list[tuple]:
+    """Every path to a value inside a decoded JSON document."""
+    paths = [prefix] if prefix else []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            paths.extend(json_paths(item, (*prefix, key)))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            paths.extend(json_paths(item, (*prefix, i)))
+    return paths
+
+
+def replace_at(value: Any, path: tuple, new: Any) -> Any:
+    if not path:
+        return new
+    copy = dict(value) if isinstance(value, dict) else list(value)
+    copy[path[0]] = replace_at(value[path[0]], path[1:], new)
+    return copy
+
+
+def mutate(body: bytes, kind: str, pick: int, junk: int, cut: int) -> tuple[bytes, bool]:
+    """One mutation of an SSE body; returns the body and whether JSON was broken."""
+    lines = body.decode().replace("\r\n", "\n").split("\n")
+    data_lines = [i for i, line in enumerate(lines) if line.startswith("data: ")]
+    if kind == "drop_line":
+        del lines[pick % len(lines)]
+        return "\n".join(lines).encode(), False
+    index = data_lines[pick % len(data_lines)]
+    payload = lines[index][6:]
+    if kind == "break_json":
+        at = cut % len(payload)
+        lines[index] = "data: " + payload[:at] + payload[at + 1 + junk % 3:] + ("{" if junk % 2 else "")
+        try:
+            json.loads(lines[index][6:])
+        except ValueError:
+            return "\n".join(lines).encode(), True
+        return "\n".join(lines).encode(), False
+    document = json.loads(payload)
+    paths = json_paths(document)
+    if paths:
+        path = paths[cut % len(paths)]
+        document = replace_at(document, path, JUNK_VALUES[junk % len(JUNK_VALUES)])
+    lines[index] = "data: " + json.dumps(document)
+    return "\n".join(lines).encode(), False
