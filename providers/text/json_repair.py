@@ -253,6 +253,8 @@ def parse_tool_arguments(raw: str, *, adapter: str = "", tool_name: str = "") ->
         )
         return ParsedToolArguments({}, False, False)
     TOOL_ARGUMENTS_TRUNCATED.labels(adapter=adapter, tool=tool_name).inc()
+    # Only sizes and counts are logged: the payload may hold user data or secrets.
+    facts = {"adapter": adapter, "tool": tool_name, "recovered_keys": len(repaired), "raw_length": len(raw)}
     logger.error(
         "tool_arguments_truncated: recovered a cut payload "
         "(adapter=%s tool=%s recovered_keys=%d raw_length=%d)",
@@ -260,5 +262,6 @@ def parse_tool_arguments(raw: str, *, adapter: str = "", tool_name: str = "") ->
         tool_name,
         len(repaired),
         len(raw),
+        extra={"tool_arguments_truncated": facts},
     )
     return ParsedToolArguments(repaired, False, True)

@@ -162,6 +162,10 @@ def test_repair_counts_metric_and_logs_without_the_payload(caplog):
     message = records[0].getMessage()
     assert secret not in message and "keep" not in message
     assert "recovered_keys=1" in message and "custom" in message and "t_metric" in message
+    raw_length = len('{"keep": 1, "token": "' + secret)
+    assert records[0].tool_arguments_truncated == {
+        "adapter": "custom", "tool": "t_metric", "recovered_keys": 1, "raw_length": raw_length
+    }
 
 
 def test_refusal_logs_error_and_counts_nothing(caplog):

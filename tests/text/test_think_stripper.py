@@ -146,6 +146,16 @@ def test_flush_resets():
     assert stripper.feed("next").visible_text == "next"
 
 
+def test_repeated_close_kind_holds_lose_nothing():
+    text = "a<" * 2000
+    deltas = [text[i : i + 2] for i in range(0, len(text), 2)]
+    visible, thought, results = run(deltas)
+    assert (visible, thought) == (text, "")
+    assert all(r.visible_text == "" for r in results[:-1])  # all held: a closer may follow
+    visible, thought, _ = run([*deltas, "/think>tail"])
+    assert (visible, thought) == ("tail", text[:-1])  # S2 turns the whole hold into reasoning
+
+
 # ---- properties -------------------------------------------------------------------------
 
 _TOKENS = [

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -230,6 +231,26 @@ def test_a_result_never_carries_text_before_its_call():
                 assert "intro" not in text
             shown += text
         assert shown == "intro  outro"
+
+
+def test_long_held_runs_stay_candidates():
+    # Whitespace after a name and a long language word are held without loss.
+    deltas = ["see ", "search", *[" "] * 3000, '({"q": "a"})', " end"]
+    text, calls, _, _ = run(deltas)
+    assert (text, calls) == ("see  end", [("search", {"q": "a"})])
+    deltas = ["`", *["x"] * 3000, " ", 'search({"q": "a"})', "`!"]
+    text, calls, _, _ = run(deltas)
+    assert (text, calls) == ("!", [("search", {"q": "a"})])
+    deltas = ["`", *["x"] * 3000, "!"]
+    text, calls, _, _ = run(deltas)
+    assert (text, calls) == ("`" + "x" * 3000 + "!", [])
+
+
+def test_long_call_arguments_collected_incrementally():
+    payload = {"q": "(" * 500 + "\\" + ")" * 20, "pad": "x" * 5000}
+    text = "search(" + json.dumps(payload) + ") after"
+    out, calls, _, _ = run(list(text))
+    assert (out, calls) == (" after", [("search", payload)])
 
 
 # ---- properties -------------------------------------------------------------------------
