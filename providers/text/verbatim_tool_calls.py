@@ -48,7 +48,8 @@ def _describe(item: ToolSpec | str) -> tuple[str, _Tool]:
     """Read a declaration's name, required parameters and shorthand parameter (V1)."""
     if isinstance(item, str):
         return item, _Tool((), None)
-    params = item.parameters if isinstance(item.parameters, Mapping) else {}
+    declared = getattr(item, "parameters", None)
+    params = declared if isinstance(declared, Mapping) else {}
     raw_required = params.get("required", ())
     required = tuple(r for r in raw_required if isinstance(r, str)) if isinstance(
         raw_required, list | tuple
