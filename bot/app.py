@@ -19,6 +19,7 @@ COG_MODULES: tuple[str, ...] = (
     "bot.cogs.keys",
     "bot.cogs.admin",
     "bot.cogs.personal",
+    "bot.cogs.chat",
 )
 
 

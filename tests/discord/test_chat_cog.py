@@ -1,0 +1,162 @@
+"""The chat cog inside a real discord.py bot against the fake Discord and the replay provider."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import discord
+from discord.ext import commands
+
+from bot.cogs.chat import ChatCog, addresses_bot, chain_messages, strip_bot_mention
+from bot.settings import Settings, load_settings
+from providers.types import Message
+from tests.discord.chat_checks import answer_messages, assert_delivered
+from tests.discord.chat_streams import long_answer_with_code, openai_stream
+from tests.fakes.discord_harness import RunningBot, fast_ready_kwargs, running_bot
+from tests.fakes.discord_server import FakeDiscord
+from tests.fakes.provider_server import ProviderReplayServer
+
+
+class ChatBot(commands.Bot):
+    def __init__(self, settings: Settings) -> None:
+        intents = discord.Intents.default()
+        intents.message_content = True
+        super().__init__(command_prefix=commands.when_mentioned, intents=intents,
+                         allowed_mentions=discord.AllowedMentions.none(), **fast_ready_kwargs())
+        self.chat_settings = settings
+
+    async def setup_hook(self) -> None:
+        await self.add_cog(ChatCog(self, settings=self.chat_settings))
+
+
+def settings_for(provider_server: ProviderReplayServer | None, **extra: str) -> Settings:
+    if provider_server is None:
+        return load_settings(**extra)
+    return load_settings(DEFAULT_TEXT_PROVIDER="openai", DEFAULT_TEXT_MODEL="gpt-fake",
+                         DEFAULT_TEXT_BASE_URL=f"{provider_server.url}/v1",
+                         DEFAULT_TEXT_API_KEYS="sk-test-first,sk-test-second", **extra)
+
+
+@asynccontextmanager
+async def chat_bot(fake: FakeDiscord, settings: Settings) -> AsyncIterator[RunningBot]:
+    async with running_bot(fake, ChatBot(settings)) as run:
+        yield run
+
+
+def mention(fake: FakeDiscord) -> str:
+    return f"<@{fake.bot_user['id']}>"
+
+
+async def test_mention_streams_answer_with_first_key(fake_discord: FakeDiscord,
+                                                     provider_server: ProviderReplayServer) -> None:
+    fake = fake_discord
+    text = "Hello there! This is a short answer."
+    provider_server.reply(openai_stream(text, piece=7))
+    async with chat_bot(fake, settings_for(provider_server)) as run:
+        question = await fake.send_user_message(f"{mention(fake)} say hi", mention_bot=True)
+        await run.wait_for(lambda: any(m.content == text for m in answer_messages(fake)))
+    [reply] = assert_delivered(fake, text)
+    assert reply.message_reference["message_id"] == question.id
+    [request] = provider_server.requests
+    assert request.api_key == "sk-test-first"
+    assert request.json["model"] == "gpt-fake"
+    assert request.json["messages"][-1] == {"role": "user", "content": "say hi"}
+    assert fake.typing and fake.typing[0][1] <= reply.created_at  # typing before the first text
+
+
+async def test_stop_keeps_what_was_said(fake_discord: FakeDiscord,
+                                        provider_server: ProviderReplayServer) -> None:
+    fake = fake_discord
+    text = " ".join(f"word{i}" for i in range(400))
+    provider_server.reply(openai_stream(text, piece=10, event_delay=0.02))
+    async with chat_bot(fake, settings_for(provider_server)) as run:
+        cog = run.bot.get_cog("ChatCog")
+        await fake.send_user_message(f"{mention(fake)} count", mention_bot=True)
+        await run.wait_for(lambda: len(answer_messages(fake)) == 1 and "word20" in answer_messages(fake)[0].content)
+        assert cog.request_stop(int(fake.channel_id))
+        await run.wait_for(lambda: "▌" not in answer_messages(fake)[0].content)
+        assert not cog.request_stop(int(fake.channel_id))  # the answer has ended
+        await asyncio.sleep(0.3)
+    [reply] = answer_messages(fake)
+    assert "word20" in reply.content
+    assert text.startswith(reply.content) and len(reply.content) < len(text)
+    assert fake.rate_limited == []
+
+
+async def test_reply_chain_is_history_and_dm_is_answered(fake_discord: FakeDiscord,
+                                                         provider_server: ProviderReplayServer) -> None:
+    fake = fake_discord
+    provider_server.reply(openai_stream("Second answer.", piece=5))
+    async with chat_bot(fake, settings_for(provider_server)) as run:
+        first_q = await fake.send_user_message(f"{mention(fake)} first question", mention_bot=True)
+        await run.wait_for(lambda: any(m.content == "Second answer." for m in answer_messages(fake)))
+        first_answer = answer_messages(fake)[0]
+        # A reply to the bot, without mentioning it, continues the conversation.
+        await fake.send_user_message("and then?", reply_to=first_answer.id)
+        await run.wait_for(lambda: len(answer_messages(fake)) == 2)
+        await fake.send_user_message("in private", dm=True)
+        await run.wait_for(lambda: len(provider_server.requests) == 3)
+        await run.wait_for(lambda: any(m.channel_id == fake.dm_channel_id for m in fake.bot_messages()))
+    assert first_q.id != first_answer.id
+    history = provider_server.requests[1].json["messages"]
+    assert history == [{"role": "user", "content": "first question"},
+                       {"role": "assistant", "content": "Second answer."},
+                       {"role": "user", "content": "and then?"}]
+    assert provider_server.requests[2].json["messages"] == [{"role": "user", "content": "in private"}]
+
+
+async def test_unaddressed_messages_are_ignored_and_unconfigured_bot_says_so(fake_discord: FakeDiscord) -> None:
+    fake = fake_discord
+    async with chat_bot(fake, settings_for(None)) as run:
+        await fake.send_user_message("talking among ourselves")
+        await fake.send_user_message("@everyone hello")
+        await fake.send_user_message(f"{mention(fake)} anyone?", mention_bot=True)
+        await run.wait_for(lambda: len(fake.bot_messages()) == 1)
+        await asyncio.sleep(0.2)
+    [only] = fake.bot_messages()
+    assert "DEFAULT_TEXT_PROVIDER" in only.content
+
+
+async def test_bare_mention_gets_a_hint_not_a_provider_call(fake_discord: FakeDiscord,
+                                                           provider_server: ProviderReplayServer) -> None:
+    fake = fake_discord
+    async with chat_bot(fake, settings_for(provider_server)) as run:
+        await fake.send_user_message(f"{mention(fake)}", mention_bot=True)
+        await run.wait_for(lambda: len(fake.bot_messages()) == 1)
+    assert fake.bot_messages()[0].content == "Mention me together with your question, and I will answer."
+    assert provider_server.requests == []
+
+
+def test_strip_mention_and_history_shape() -> None:
+    assert strip_bot_mention("<@42> hi <@!42>", 42) == "hi"
+    assert strip_bot_mention("<@43> hi", 42) == "<@43> hi"
+
+    class Author:
+        def __init__(self, uid: int) -> None:
+            self.id = uid
+
+    class Msg:
+        def __init__(self, uid: int, content: str) -> None:
+            self.author, self.content = Author(uid), content
+
+    chain = [Msg(42, "earlier answer"), Msg(7, "<@42> question"), Msg(42, "answer"), Msg(7, "")]
+    assert chain_messages(chain, 42) == [Message("user", "question"), Message("assistant", "answer")]
+    assert callable(addresses_bot)
+
+
+async def test_long_fast_answer_splits_cleanly(fake_discord: FakeDiscord,
+                                               provider_server: ProviderReplayServer) -> None:
+    fake = fake_discord
+    text = long_answer_with_code()
+    provider_server.reply(openai_stream(text, piece=40))
+    async with chat_bot(fake, settings_for(provider_server)) as run:
+        await fake.send_user_message(f"{mention(fake)} long please", mention_bot=True)
+        await run.wait_for(lambda: sum(len(m.content) for m in answer_messages(fake)) >= len(text)
+                           and "▌" not in answer_messages(fake)[-1].content, timeout=60)
+    messages = assert_delivered(fake, text)
+    assert len(messages) >= 3
+    # The code block did not fit one message: it was closed and reopened with its language.
+    assert any(m.content.startswith("```python\n") for m in messages[1:])
+    assert fake.rate_limited == []
