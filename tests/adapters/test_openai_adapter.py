@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import socket
 
+import httpx2
+import openai
 import pytest
 
 from providers import (
@@ -292,6 +294,34 @@ def test_handle_provider_error_maps_unknown_exceptions():
     err = adapter.handle_provider_error(RuntimeError("surprise"))
     assert isinstance(err, ProviderError)
     assert (err.type, err.retryable) == ("api_error", False)
+
+
+def _sdk_exceptions():
+    request = httpx2.Request("POST", "http://127.0.0.1:9/v1/chat/completions")
+    timeout = openai.APITimeoutError(request=request)
+    reset = openai.APIConnectionError(request=request)
+    reset.__cause__ = httpx2.RemoteProtocolError("peer closed connection without sending complete body")
+    refused = openai.APIConnectionError(request=request)
+    refused.__cause__ = httpx2.ConnectError("All connection attempts failed")
+    midstream = openai.APIError("Rate limit reached", request,
+                                body={"message": "Rate limit reached", "type": "tokens", "code": "rate_limit_exceeded"})
+    overload = openai.APIError("Overloaded", request, body={"message": "Overloaded", "type": "server_error"})
+    return [
+        (timeout, "timeout", True),
+        (reset, "provider_overloaded", True),
+        (refused, "api_error", False),
+        (midstream, "rate_limit", True),
+        (overload, "provider_overloaded", True),
+        (httpx2.ReadTimeout("read"), "timeout", True),
+    ]
+
+
+@pytest.mark.parametrize("exc,kind,retryable", _sdk_exceptions())
+def test_handle_provider_error_sdk_classes(exc, kind, retryable):
+    adapter = create_adapter("openai", api_key="k", model="m")
+    err = adapter.handle_provider_error(exc)
+    assert (err.type, err.retryable, err.provider) == (kind, retryable, "openai")
+    assert err.original_error is exc
 
 
 def test_create_error_description_is_localized():

@@ -18,7 +18,8 @@ import pytest
 from providers.openai_compat.normalize import END_OF_BODY, new_stream_state, process_event
 from providers.streaming import SSEDecoder
 from tests.adapters.fixtures_openai import HELLO, Outcome, run
-from tests.corpus import CORPUS, corpus_streams, requires_corpus
+from tests.adapters.test_errors_classification import CORPUS_EXPECTED, flags
+from tests.corpus import CORPUS, corpus_errors, corpus_streams, requires_corpus
 from tests.fakes.provider_server import Reply, split_events
 
 FOLDERS = {"openai": "openai", "openrouter": "openrouter", "deepseek": "deepseek", "zai": "zai",
@@ -215,3 +216,26 @@ async def test_transport_split_invariance(provider_server, name):
     provider_server.reply(Reply.from_corpus(CORPUS, name, random_pieces=len(name), max_piece=97))
     pieces = await run(provider_server, provider)
     assert pieces.comparable() == whole.comparable()
+
+
+ERROR_PROVIDERS = {"openai": "openai", "openrouter": "openrouter", "deepseek": "deepseek", "zai": "zai",
+                   "groq": "custom"}
+FAMILY_ERRORS = [name for prefix in ERROR_PROVIDERS for name in corpus_errors(f"{prefix}_")]
+
+
+@requires_corpus
+@pytest.mark.parametrize("name", FAMILY_ERRORS)
+async def test_corpus_error_body_through_the_sdk(provider_server, name):
+    """The HTTP path (SDK status error → handle_provider_error) agrees with the body table."""
+    short = name.removeprefix("errors/")
+    provider = ERROR_PROVIDERS[short.split("_")[0]]
+    sidecar = json.loads((CORPUS / f"{name}.json").read_text())
+    provider_server.reply(Reply.from_corpus(CORPUS, name))
+    out = await run(provider_server, provider)
+    assert [c.type for c in out.chunks] == ["error"]
+    kind, retryable, expected_flags = CORPUS_EXPECTED[short]
+    assert (out.error.type, out.error.retryable) == (kind, retryable)
+    assert out.error.status == sidecar["status"]
+    assert flags(out.error) == expected_flags
+    assert out.error.provider == provider
+    assert len(provider_server.requests) == 1
