@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -15,6 +16,7 @@ from providers.streaming import MalformedStreamError, SSEDecoder
 from providers.types import ChatRequest, ProcessedChunk, ProviderError
 from tests.adapters import fixtures_openai as fx
 from tests.adapters.fixtures_openai import HELLO, TOOLS, Outcome, run
+from tests.adapters.test_openai_corpus import check_cut
 from tests.fakes.provider_server import Reply
 
 BASES = {
@@ -56,7 +58,10 @@ def mutate(body: bytes, rng: random.Random, count: int) -> bytes:
         elif op == 1 and line.startswith(b"data: {"):
             lines[i] = line[: rng.randrange(6, len(line))]  # broken JSON
         elif op == 2 and line.startswith(b"data: {"):
-            obj = json.loads(line[6:])
+            try:
+                obj = json.loads(line[6:])
+            except ValueError:
+                continue  # already broken by an earlier mutation
             lines[i] = b"data: " + json.dumps(_mutate_json(obj, rng)).encode()  # wrong types
         elif op == 3:
             lines[i] = bytes(rng.randrange(256) for _ in range(rng.randrange(1, 12)))  # garbage
@@ -131,3 +136,17 @@ async def test_mutated_bodies_through_the_sdk(provider_server):
         provider_server.reply(Reply(body=mutate(body, rng, rng.randint(1, 3)), random_pieces=round_, max_piece=40))
         out = await run(provider_server, provider)
         assert_well_formed(out.chunks)
+
+
+@pytest.mark.parametrize("base", sorted(BASES))
+def test_own_fixtures_cut_at_every_byte(base):
+    """Cut anywhere (no END marker after a transport cut: the adapter's error comes from the
+    transport), then with END: text stays a prefix, calls are whole or flagged, and the end is
+    a retryable error unless the finish reason had already arrived."""
+    provider, body = BASES[base]
+    tools = base == "verbatim"
+    full = Outcome.of(pure_chunks(provider, body, [], tools=tools))
+    assert full.last.type == "done"
+    for offset in range(len(body)):
+        cut = Outcome.of(pure_chunks(provider, body[:offset], [offset // 2], tools=tools))
+        check_cut(full, cut, transport=False)
