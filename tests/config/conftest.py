@@ -8,7 +8,8 @@ import uuid
 
 import pytest
 from cryptography.fernet import Fernet
-from sqlalchemy import event, text
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import create_async_engine
 
 from bot import migrate
 from bot.db.engine import create_engine, session_factory
@@ -17,40 +18,53 @@ from bot.vault import Vault
 POSTGRES_URL = os.environ.get("TEST_POSTGRES_URL")
 
 
-async def _postgres_engine():
-    admin = create_engine(POSTGRES_URL)
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    async with admin.begin() as conn:
-        await conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    eng = create_engine(POSTGRES_URL)
-
-    @event.listens_for(eng.sync_engine, "connect")
-    def _search_path(dbapi_connection, _record):
-        cursor = dbapi_connection.cursor()
-        cursor.execute(f'SET search_path TO "{schema}"')
-        cursor.close()
-
-    async def drop():
-        async with admin.begin() as conn:
-            await conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-        await admin.dispose()
-
-    return eng, drop
+def _schema_engine(schema: str):
+    # A server setting, not a SET in a "connect" hook: a SET runs inside the driver's
+    # implicit transaction and is undone by the pool's rollback when a read-only session
+    # returns the connection.
+    return create_async_engine(POSTGRES_URL, pool_pre_ping=True,
+                               connect_args={"server_settings": {"search_path": schema}})
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-async def engine(request, tmp_path):
+async def engine_factory(request, tmp_path):
+    """Makes engines on one migrated database; each engine stands for one bot process
+    (its own connection pool, no shared Python state)."""
+    made = []
     if request.param == "sqlite":
-        eng, drop = create_engine(f"sqlite+aiosqlite:///{tmp_path}/config.sqlite3"), None
+        url = f"sqlite+aiosqlite:///{tmp_path}/config.sqlite3"
+
+        def make():
+            made.append(create_engine(url))
+            return made[-1]
+        drop = None
     else:
         if not POSTGRES_URL:
             pytest.skip("TEST_POSTGRES_URL is unset (CI sets it when PostgreSQL answers on 127.0.0.1:5432)")
-        eng, drop = await _postgres_engine()
-    await migrate.upgrade(eng)
-    yield eng
-    await eng.dispose()
+        admin = create_engine(POSTGRES_URL)
+        schema = f"t_{uuid.uuid4().hex[:12]}"
+        async with admin.begin() as conn:
+            await conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+
+        def make():
+            made.append(_schema_engine(schema))
+            return made[-1]
+
+        async def drop():
+            async with admin.begin() as conn:
+                await conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
+            await admin.dispose()
+    await migrate.upgrade(make())
+    yield make
+    for eng in made:
+        await eng.dispose()
     if drop is not None:
         await drop()
+
+
+@pytest.fixture
+def engine(engine_factory):
+    return engine_factory()
 
 
 @pytest.fixture

@@ -255,3 +255,31 @@ async def test_routes_environment_server_personal_and_byok(sessions, vault):
         route = await repo.resolve_active_route(s, settings, G1, ALICE)
         assert route.credential_source == "personal" and route.server_fallback is None
         assert (await repo.resolve_active_route(s, settings, G1, BOB)).blocked == "member_key_required"
+
+
+async def test_two_processes_share_health_and_cool_downs(engine_factory, vault):
+    """Scale-out: shard processes share one database; nothing lives in process memory."""
+    import asyncio
+
+    from bot.db.engine import session_factory
+
+    first, second = session_factory(engine_factory()), session_factory(engine_factory())
+    async with first() as s, s.begin():
+        key = await repo.add_server_key(s, vault, G1, "openai", "sk-shared-0a0a")
+        await repo.set_text_model(s, G1, "openai", "gpt-shared")
+    ref = KeyRef("server", key.id)
+
+    async def bump(sessions, n):
+        for _ in range(n):
+            async with sessions() as s, s.begin():
+                await repo.record_key_success(s, ref, NOW)
+
+    await asyncio.gather(bump(first, 10), bump(second, 10))
+    async with second() as s, s.begin():
+        await repo.record_key_failure(s, ref, "rate_limit", NOW, NOW + timedelta(minutes=2))
+    async with first() as s:
+        (info,) = await repo.list_server_keys(s, G1)
+        assert await repo.usable_server_keys(s, vault, G1, "openai", NOW + timedelta(minutes=1)) == []
+        route = await repo.resolve_active_route(s, env_settings(), G1, ALICE)
+    assert (info.health.successes, info.health.errors) == (20, 1)
+    assert route.chain == (ModelTarget("openai", "gpt-shared"),)
