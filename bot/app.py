@@ -17,6 +17,7 @@ log = logging.getLogger(__name__)
 # Cogs are loaded by module path; each one registers its own listeners and commands.
 COG_MODULES: tuple[str, ...] = (
     "bot.cogs.keys",
+    "bot.cogs.models",
     "bot.cogs.admin",
     "bot.cogs.personal",
     "bot.cogs.chat",
