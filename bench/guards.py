@@ -120,17 +120,20 @@ def run_repair(raw: str) -> None:
 
 
 def best_costs(fn: Callable[[str], None], small: str, large: str, rounds: int) -> tuple[float, float]:
-    """Best cost per byte of each size; rounds interleave both sizes so that load from
-    other processes on this shared machine hits them alike."""
+    """Best cost per byte of each size, in CPU time of this process.
+
+    CPU time rather than wall time, and rounds interleaving both sizes, so that load from
+    other processes on this shared machine distorts the two sizes alike.
+    """
     small_best = large_best = float("inf")
     for _ in range(rounds):
         for _ in range(3):
-            start = time.perf_counter()
+            start = time.process_time()
             fn(small)
-            small_best = min(small_best, time.perf_counter() - start)
-        start = time.perf_counter()
+            small_best = min(small_best, time.process_time() - start)
+        start = time.process_time()
         fn(large)
-        large_best = min(large_best, time.perf_counter() - start)
+        large_best = min(large_best, time.process_time() - start)
     return small_best / len(small), large_best / len(large)
 
 
