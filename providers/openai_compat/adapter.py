@@ -26,6 +26,7 @@ from providers.streaming import (
 from providers.types import ChatRequest, ProcessedChunk, ProviderError, RawStreamChunk
 
 DEFAULT_CONNECT_TIMEOUT = 10.0
+DEFAULT_TIMEOUT = 120.0
 
 
 class OpenAICompatAdapter:
@@ -38,7 +39,7 @@ class OpenAICompatAdapter:
         api_key: str,
         model: str,
         base_url: str | None = None,
-        timeout: float | None = None,
+        timeout: float | None = DEFAULT_TIMEOUT,
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
         verbatim_tool_calling: bool = False,
         default_headers: dict[str, str] | None = None,
@@ -54,21 +55,30 @@ class OpenAICompatAdapter:
         self.base_url = base_url
         self.timeout = timeout
         self.verbatim_tool_calling = bool(verbatim_tool_calling)
-        self._client = openai.AsyncOpenAI(
-            api_key=api_key,
-            base_url=base_url,
-            max_retries=0,
+        self._client_options: dict[str, Any] = {
+            "api_key": api_key,
+            "base_url": base_url,
+            "max_retries": 0,
             # Reads are bounded by our own inactivity timeout, which knows about streams.
-            timeout=httpx2.Timeout(None, connect=connect_timeout),
-            default_headers=default_headers,
-        )
+            "timeout": httpx2.Timeout(None, connect=connect_timeout),
+            "default_headers": default_headers,
+        }
+        self._client: openai.AsyncOpenAI | None = None
+
+    def _sdk(self) -> openai.AsyncOpenAI:
+        """The SDK client, made on first use and kept so its pool reuses connections."""
+        if self._client is None:
+            self._client = openai.AsyncOpenAI(**self._client_options)
+        return self._client
 
     def __repr__(self) -> str:  # never shows the key
         return f"OpenAICompatAdapter(provider={self.provider!r}, model={self.model!r}, base_url={self.base_url!r})"
 
     async def aclose(self) -> None:
-        """Close the HTTP connection pool."""
-        await self._client.close()
+        """Close the pooled connections (the adapter can still stream afterwards)."""
+        client, self._client = self._client, None
+        if client is not None:
+            await client.close()
 
     async def start_stream(self, request: ChatRequest) -> AsyncIterator[RawStreamChunk]:
         """Send the request; yield one RawStreamChunk per SSE event, then an end marker.
@@ -79,7 +89,7 @@ class OpenAICompatAdapter:
         state = new_stream_state(self.provider, request, verbatim_tool_calling=self.verbatim_tool_calling)
         shared = {"stream": state}
         provider = self.provider
-        manager = self._client.chat.completions.with_streaming_response.create(
+        manager = self._sdk().chat.completions.with_streaming_response.create(
             **build_request(self.provider, self.model, request)
         )
         async with response_timeout(self.timeout):
@@ -142,10 +152,11 @@ def create(
 ) -> OpenAICompatAdapter:
     """Registry entry point (providers.adapter.create_adapter).
 
-    Options: `timeout` (seconds, inactivity and first response), `connect_timeout`,
+    Options: `timeout` (seconds, inactivity and first response; default 120, None for
+    no bound), `connect_timeout`,
     `verbatim_tool_calling` (custom only), `default_headers`. Others are ignored so one
     option set can be passed to any provider.
     """
     known = {"timeout", "connect_timeout", "verbatim_tool_calling", "default_headers"}
-    kwargs = {k: v for k, v in options.items() if k in known and v is not None}
+    kwargs = {k: v for k, v in options.items() if k in known}
     return OpenAICompatAdapter(provider, api_key=api_key, model=model, base_url=base_url, **kwargs)
