@@ -10,6 +10,8 @@ Choices:
   here would run them twice.
 - A call's arguments are exactly the concatenated `partial_json` pieces, emitted at its
   `content_block_stop`; a stream cut before that stop never yields the call.
+- Separate text blocks (text, a server tool, more text) are separate paragraphs of the
+  answer, so a later text block starts with a blank line.
 - Signed thinking and redacted-thinking blocks are kept (signature and opaque `data`
   untouched) on the message's first call, so the tool loop can replay them; the
   redacted data is never decoded and never logged (its log entry has empty text).

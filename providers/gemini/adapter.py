@@ -2,16 +2,24 @@
 
 Why not `client.aio.models.generate_content_stream`: per payload it runs json.loads,
 json.dumps, json.loads again, a camelCase->snake_case converter and a pydantic
-`GenerateContentResponse` build; `bench/normalize_native.py` measures that against
-reading the bytes. The SDK keeps what it does well: `BaseApiClient._build_request`
-resolves the base URL, API version, key header, user agent and extra options, and
+`GenerateContentResponse` build. Measured by `bench/normalize_native.py` (20,000
+payloads, client CPU per payload): httpx + json.loads ~6.6 us, the SDK's typed stream
+~150 us (23x), its untyped `api_client.async_request_streamed` ~23 us (still a load
+and a dump per payload), this adapter's whole normalized path ~8.8 us (1.3x).
+
+The SDK keeps what it does well: `BaseApiClient._build_request` resolves the base
+URL, API version, key header, user agent and extra options, and
 `BaseApiClient._async_request(stream=True)` sends it with the client's retry options
-and raises the SDK's typed `ClientError` / `ServerError` for non-2xx responses. Those
-two methods are exactly what `generate_content_stream` itself calls (through
-`async_request_streamed`), so the wire behaviour is the SDK's; only the per-chunk
-decoding is ours. What comes back is the transport response (aiohttp when installed,
-else httpx2); its body is read as bytes, split by our SSE decoder, parsed with jiter
-and normalized by the pure `events.process_payload`.
+and raises the SDK's typed `ClientError` / `ServerError` for non-2xx responses. These
+are the two calls `generate_content_stream` itself makes (through
+`async_request_streamed`), so the wire behaviour is the SDK's; only the per-payload
+decoding is ours. They are underscore names of the pinned SDK version: the test
+suite drives them through the real SDK on every run. What comes back is the
+transport response (aiohttp when installed, else httpx2); its body is read as bytes,
+split by our decoder, parsed with jiter and normalized by `events.process_payload`.
+
+The SDK client is made on first use and kept, so consecutive streams of one adapter
+reuse the pooled connection; `aclose()` releases it.
 """
 
 from __future__ import annotations

@@ -301,3 +301,15 @@ async def test_refused_connection_is_not_retryable():
 def test_key_never_in_repr():
     adapter = create_adapter("anthropic", api_key="sk-ant-secret-123456", model="m")
     assert "secret" not in repr(adapter)
+
+
+async def test_error_description_is_the_shared_localized_headline(provider_server):
+    from providers.error_description import describe_error
+
+    body = {"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}}
+    out = await run_stream(provider_server, "anthropic", Reply.error(429, body))
+    adapter = create_adapter("anthropic", api_key="sk-ant-x", model="m")
+    for locale in ("en", "ja"):
+        text = adapter.create_error_description(out.error, locale)
+        assert text and text == describe_error(out.error, locale)
+    assert adapter.create_error_description(out.error, "en") != adapter.create_error_description(out.error, "ja")

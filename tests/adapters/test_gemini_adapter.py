@@ -340,3 +340,14 @@ async def test_refused_connection_is_not_retryable():
 def test_key_never_in_repr():
     adapter = create_adapter("google", api_key="AIza-secret-123456", model="m")
     assert "secret" not in repr(adapter)
+
+
+async def test_error_description_is_the_shared_localized_headline(provider_server):
+    from providers.error_description import describe_error
+
+    out = await run_stream(provider_server, "google", Reply(body=GEMINI_PROMPT_BLOCKED))
+    adapter = create_adapter("google", api_key="AIza-x", model="m")
+    for locale in ("en", "ja"):
+        text = adapter.create_error_description(out.error, locale)
+        assert text and text == describe_error(out.error, locale)
+    assert adapter.create_error_description(out.error, "en") != adapter.create_error_description(out.error, "ja")
