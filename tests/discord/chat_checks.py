@@ -31,3 +31,24 @@ def assert_delivered(fake: FakeDiscord, expected: str) -> list[StoredMessage]:
     joined = "\n".join(m.content for m in messages)
     assert words_without_fences(joined) == words_without_fences(expected)
     return messages
+
+
+def delivered(fake: FakeDiscord, expected: str) -> bool:
+    """True once the answer is complete on Discord (a wait predicate)."""
+    messages = answer_messages(fake)
+    if not messages or any(INDICATOR in m.content for m in messages):
+        return False
+    return words_without_fences("\n".join(m.content for m in messages)) == words_without_fences(expected)
+
+
+def assert_no_pings(fake: FakeDiscord) -> int:
+    """Every message write the bot made forbade every ping; returns how many were checked."""
+    writes = [r for r in fake.requests
+              if r.method in ("POST", "PATCH") and "/messages" in r.path and r.body is not None]
+    for request in writes:
+        mentions = request.body.get("allowed_mentions")
+        assert mentions is not None, f"{request.method} {request.path} had no allowed_mentions"
+        assert mentions.get("parse") == [], mentions
+        assert not mentions.get("users") and not mentions.get("roles"), mentions
+        assert mentions.get("replied_user", False) is False, mentions
+    return len(writes)
