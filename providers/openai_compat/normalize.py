@@ -327,7 +327,13 @@ def process_event(state: StreamState, event: SSEEvent) -> list[ProcessedChunk]:
     except ValueError as exc:
         return [_malformed(state, f"event is not JSON ({exc})", data)]
     if name == "error" or (isinstance(payload, dict) and payload.get("error")):
-        return [_body_error(state, payload)]
+        head: list[ProcessedChunk] = []
+        if isinstance(payload, dict):
+            try:  # what the error chunk itself carries is still delivered first
+                head = _process_payload(state, payload, thoughts, out, finishing=False)
+            except ValueError:
+                head = []
+        return [*head, _body_error(state, payload)]
     if not isinstance(payload, dict):
         return [_malformed(state, "event is not a JSON object", data)]
     try:
@@ -337,7 +343,8 @@ def process_event(state: StreamState, event: SSEEvent) -> list[ProcessedChunk]:
 
 
 def _process_payload(
-    state: StreamState, payload: dict, thoughts: list[ThoughtLogEntry], out: list
+    state: StreamState, payload: dict, thoughts: list[ThoughtLogEntry], out: list, *,
+    finishing: bool = True,
 ) -> list[ProcessedChunk]:
     if state.serving_provider is None:
         backend = payload.get("provider")
@@ -382,7 +389,7 @@ def _process_payload(
     if delta.get("tool_calls") is not None:
         _accumulate_calls(state, delta["tool_calls"])
     finish = choice.get("finish_reason")
-    if finish is not None:
+    if finish is not None and finishing:
         if not isinstance(finish, str):
             raise ValueError("finish_reason is not a string")
         if finish == "error":

@@ -170,6 +170,16 @@ async def test_openrouter_finish_reason_error(provider_server):
     assert out.last.serving_provider == "OpenAI"
 
 
+async def test_content_in_an_error_chunk_is_delivered_first(provider_server):
+    body = [fx.chunk({"content": "Hi "}, provider="Minimax"),
+            fx.chunk({"content": "there"}, "error", error={"code": 429, "message": "Rate limited upstream"})]
+    provider_server.reply(Reply(body=fx.sse_body(body, done=False)))
+    out = await run(provider_server, "openrouter")
+    assert out.text == "Hi there"
+    assert (out.error.type, out.error.retryable, out.error.status) == ("rate_limit", True, 429)
+    assert out.last.serving_provider == "Minimax"
+
+
 async def test_deepseek_reasoning_replayed_on_the_call(provider_server):
     provider_server.reply(Reply(body=fx.sse_body(fx.DEEPSEEK_TOOL_CALL)))
     out = await run(provider_server, "deepseek")

@@ -239,3 +239,21 @@ async def test_corpus_error_body_through_the_sdk(provider_server, name):
     assert flags(out.error) == expected_flags
     assert out.error.provider == provider
     assert len(provider_server.requests) == 1
+
+
+@requires_corpus
+@pytest.mark.parametrize("name", FAMILY_ERRORS)
+async def test_corpus_error_body_midstream_classifies_like_http(provider_server, name):
+    """E2: the same body as `data: {"error": ...}` after some text gives the same class."""
+    short = name.removeprefix("errors/")
+    provider = ERROR_PROVIDERS[short.split("_")[0]]
+    sidecar = json.loads((CORPUS / f"{name}.json").read_text())
+    first = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
+             "choices": [{"index": 0, "delta": {"content": "Partial answer"}, "finish_reason": None}]}
+    body = f"data: {json.dumps(first)}\n\ndata: {json.dumps(sidecar['body'])}\n\n".encode()
+    provider_server.reply(Reply(body=body))
+    out = await run(provider_server, provider)
+    assert out.text == "Partial answer"
+    kind, retryable, expected_flags = CORPUS_EXPECTED[short]
+    assert (out.error.type, out.error.retryable) == (kind, retryable)
+    assert flags(out.error) == expected_flags
