@@ -127,3 +127,42 @@ async def test_health_shown_masked_after_failures(fake_discord, bot_factory):
     until = int((now + timedelta(hours=1)).timestamp())
     assert f"deepseek `key-1` \u20269f9f: 0 ok, 1 errors (last: rate_limit), cooling down until <t:{until}:R>" \
         in listed.content
+
+
+def _walk(options, path=()):
+    for option in options:
+        yield path, option
+        if option.get("type") in (1, 2):
+            yield from _walk(option.get("options") or [], path + (option["name"],))
+
+
+def _valid_name(name: str) -> bool:
+    # Discord: ^[-_'\p{L}\p{N}\p{sc=Deva}\p{sc=Thai}]{1,32}$ and lowercase where a case exists
+    return 1 <= len(name) <= 32 and name == name.lower() and all(c.isalnum() or c in "-_'" for c in name)
+
+
+async def test_every_synced_name_and_description_is_acceptable_to_discord(fake_discord, bot_factory):
+    """The fake accepts anything; Discord rejects the whole sync for one bad localization."""
+    fake = fake_discord
+    async with running_bot(fake, bot_factory()):
+        synced = fake.commands["global"]
+    ours = [c for c in synced if c["name"] in {"keys", "model", "settings", "status", "personal"}]
+    assert len(ours) == 5
+    checked = 0
+    for top in ours:
+        entries = [((), top)] + list(_walk(top.get("options") or []))
+        for _path, entry in entries:
+            names = [entry["name"], *(entry.get("name_localizations") or {}).values()]
+            descriptions = [entry["description"], *(entry.get("description_localizations") or {}).values()]
+            assert all(_valid_name(n) for n in names), names
+            assert all(1 <= len(d) <= 100 for d in descriptions), descriptions
+            assert set(entry.get("name_localizations") or {}) <= {"en-US", "en-GB", "ja"}
+            checked += 1
+        # sibling names stay distinct in every locale
+        for _path, entry in entries:
+            children = entry.get("options") or []
+            for locale in ("ja", None):
+                shown = [(c.get("name_localizations") or {}).get(locale, c["name"]) if locale else c["name"]
+                         for c in children]
+                assert len(shown) == len(set(shown)), shown
+    assert checked > 40
