@@ -46,7 +46,9 @@ class AnthropicStream:
     """Everything one stream needs across events; made fresh by every start_stream."""
 
     blocks: dict[int, _Block] = field(default_factory=dict)
+    # Thinking blocks not yet attached to a call, and the last signature seen.
     thinking_blocks: list[dict[str, Any]] = field(default_factory=list)
+    signature: str | None = None
     usage: dict[str, Any] = field(default_factory=dict)
     stop_reason: str | None = None
     stop_sequence: str | None = None
@@ -163,11 +165,15 @@ def _delta(state: AnthropicStream, index: int, delta: dict[str, Any]) -> list[Pr
 def _finish_call(state: AnthropicStream, block: _Block) -> ProcessedChunk:
     raw = "".join(block.pieces)
     fields: dict[str, Any] = {}
-    if state.calls == 0 and state.thinking_blocks:
-        fields[THINKING_BLOCKS] = list(state.thinking_blocks)
-    signature = next(
-        (b["signature"] for b in reversed(state.thinking_blocks) if b.get("signature")), None
-    )
+    if state.thinking_blocks:
+        # The thinking that led to this call (interleaved thinking may precede each call).
+        fields[THINKING_BLOCKS] = state.thinking_blocks
+        state.signature = next(
+            (b["signature"] for b in reversed(state.thinking_blocks) if b.get("signature")),
+            state.signature,
+        )
+        state.thinking_blocks = []
+    signature = state.signature
     state.calls += 1
     if raw.strip():
         parsed = parse_tool_arguments(raw, adapter=PROVIDER, tool_name=block.name)

@@ -41,14 +41,18 @@ def _tool_use_block(call: FunctionCall, index: int) -> dict[str, Any]:
 
 
 def _assistant_blocks(message: Message) -> list[dict[str, Any]]:
+    """Thinking that led to the first call opens the turn (the API requires it when
+    thinking is on), then the text, then each call preceded by its own later thinking."""
     blocks: list[dict[str, Any]] = []
-    for call in message.tool_calls:
-        for block in call.provider_fields.get(THINKING_BLOCKS, ()):
-            if block not in blocks:
-                blocks.append(dict(block))
+    calls = list(message.tool_calls)
+    if calls:
+        blocks.extend(dict(b) for b in calls[0].provider_fields.get(THINKING_BLOCKS, ()))
     if message.content:
         blocks.append({"type": "text", "text": message.content})
-    blocks.extend(_tool_use_block(call, i) for i, call in enumerate(message.tool_calls))
+    for i, call in enumerate(calls):
+        if i:
+            blocks.extend(dict(b) for b in call.provider_fields.get(THINKING_BLOCKS, ()))
+        blocks.append(_tool_use_block(call, i))
     return blocks
 
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from providers.errors import STREAM_INTERRUPTED, classify_error_body, classify_failure
+from providers.gemini.request import THOUGHT_SIGNATURE
 from providers.types import FunctionCall, ProcessedChunk, ProviderError, ThoughtLogEntry
 
 PROVIDER = "google"
@@ -90,9 +91,11 @@ def _call(state: GeminiStream, part: dict[str, Any]) -> ProcessedChunk:
     ident = function_call.get("id")
     signature = part.get("thoughtSignature")
     state.calls += 1
+    signature = signature if isinstance(signature, str) and signature else None
     call = FunctionCall(
         name=name, args=args, id=ident if isinstance(ident, str) else None,
-        thought_signature=signature if isinstance(signature, str) and signature else None,
+        thought_signature=signature,
+        provider_fields={THOUGHT_SIGNATURE: signature} if signature else {},
     )
     return ProcessedChunk(type="function_call", function_call=call)
 

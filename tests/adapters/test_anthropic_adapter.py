@@ -20,6 +20,9 @@ from tests.adapters.fixtures_native import (
     ANTHROPIC_REDACTED,
     ANTHROPIC_THINK_TOOLS,
     SIGNATURE,
+    a_thinking_block,
+    a_tool_block,
+    anthropic_events,
     run_stream,
 )
 from tests.corpus import CORPUS, corpus_errors, corpus_streams, requires_corpus
@@ -313,3 +316,28 @@ async def test_error_description_is_the_shared_localized_headline(provider_serve
         text = adapter.create_error_description(out.error, locale)
         assert text and text == describe_error(out.error, locale)
     assert adapter.create_error_description(out.error, "en") != adapter.create_error_description(out.error, "ja")
+
+
+async def test_calls_round_trip_with_their_thinking_for_replay(provider_server):
+    out = await run_stream(provider_server, "anthropic", Reply.named_sse(ANTHROPIC_THINK_TOOLS))
+    history = [Message("user", "weather?"), Message("assistant", out.text, tool_calls=out.calls)]
+    blocks = build_arguments(ChatRequest(messages=history), "m")["messages"][1]["content"]
+    assert [b["type"] for b in blocks] == ["thinking", "text", "tool_use", "tool_use"]
+    assert blocks[0]["signature"] == SIGNATURE
+    assert [b["id"] for b in blocks[2:]] == ["toolu_01", "toolu_02"]
+
+
+async def test_interleaved_thinking_goes_with_the_call_it_preceded(provider_server):
+    events = anthropic_events([
+        a_thinking_block(0, ["first"], "sig-1"),
+        a_tool_block(1, "toolu_a", "lookup", ['{"q": 1}']),
+        a_thinking_block(2, ["second"], "sig-2"),
+        a_tool_block(3, "toolu_b", "lookup", ['{"q": 2}']),
+    ], "tool_use", 30)
+    out = await run_stream(provider_server, "anthropic", Reply.named_sse(events))
+    assert [c.provider_fields[THINKING_BLOCKS][0]["thinking"] for c in out.calls] == ["first", "second"]
+    assert [c.thought_signature for c in out.calls] == ["sig-1", "sig-2"]
+    history = [Message("user", "q"), Message("assistant", "", tool_calls=out.calls)]
+    blocks = build_arguments(ChatRequest(messages=history), "m")["messages"][1]["content"]
+    assert [(b["type"], b.get("signature") or b.get("id")) for b in blocks] == [
+        ("thinking", "sig-1"), ("tool_use", "toolu_a"), ("thinking", "sig-2"), ("tool_use", "toolu_b")]

@@ -351,3 +351,12 @@ async def test_error_description_is_the_shared_localized_headline(provider_serve
         text = adapter.create_error_description(out.error, locale)
         assert text and text == describe_error(out.error, locale)
     assert adapter.create_error_description(out.error, "en") != adapter.create_error_description(out.error, "ja")
+
+
+async def test_calls_round_trip_with_their_signatures_for_replay(provider_server):
+    out = await run_stream(provider_server, "google", Reply(body=GEMINI_PARALLEL_CALLS))
+    assert [c.provider_fields for c in out.calls] == [{"thought_signature": GEMINI_SIG_B}, {}]
+    history = [Message("user", "q"), Message("assistant", out.text, tool_calls=out.calls)]
+    parts = build_body(ChatRequest(messages=history))["contents"][1]["parts"]
+    assert [(p["functionCall"]["name"], p.get("thoughtSignature")) for p in parts] == [
+        ("get_weather", GEMINI_SIG_B), ("get_time", None)]
