@@ -34,6 +34,7 @@ ERROR_KEYS: dict[str, str] = {
     "unknown_provider": "commands.error.unknown_provider",
     "bad_model": "commands.error.bad_model",
     "model_required": "commands.error.model_required",
+    "endpoint_required": "commands.error.endpoint_required",
     "empty_key": "commands.error.empty_key",
     "bad_key": "commands.error.bad_key",
     "key_duplicate": "commands.error.key_duplicate",

@@ -79,6 +79,8 @@ async def set_text_model(session: AsyncSession, guild_id: int, provider: str, mo
     """The primary route. A base URL is kept but only used while the provider is custom."""
     target = ModelTarget(check_provider(provider), check_model(model))
     row = await _text_config(session, guild_id)
+    if target.provider == "custom" and not row.base_url:
+        raise RepositoryError("endpoint_required")  # custom has no address of its own
     row.provider, row.model = target.provider, target.model
     await session.flush()
     return ModelTarget(target.provider, target.model, row.base_url if target.provider == "custom" else None)
@@ -133,6 +135,10 @@ async def add_fallback(session: AsyncSession, guild_id: int, provider: str, mode
     """Append to the chain; returns the 1-based position shown to the manager."""
     target = ModelTarget(check_provider(provider), check_model(model))
     await ensure_server(session, guild_id)
+    if target.provider == "custom":
+        text_config = await session.get(ServerTextConfig, guild_id)
+        if text_config is None or not text_config.base_url:
+            raise RepositoryError("endpoint_required")
     chain = await list_fallbacks(session, guild_id)
     if target in chain:
         raise RepositoryError("fallback_duplicate")

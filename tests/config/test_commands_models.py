@@ -52,6 +52,9 @@ async def test_unknown_provider_and_bad_model_store_nothing(fake_discord, bot_fa
         spaced = await command(run, fake, "model", sub("set", opt("provider", "openai"), opt("model", "gpt 4")),
                                locale="ja")
         assert spaced.content == "モデル名が空か不正です。何も変更していません。"
+        custom = await command(run, fake, "model", sub("set", opt("provider", "custom"), opt("model", "m")))
+        assert custom.content == ("The custom provider needs an address first: use /model endpoint. "
+                                  "Nothing was changed.")
         fb = await command(run, fake, "model", group("fallback", sub("add", opt("provider", "skynet"),
                                                                       opt("model", "m"))))
         assert fb.content == "Unknown provider `skynet`. Nothing was changed."

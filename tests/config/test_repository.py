@@ -283,3 +283,20 @@ async def test_two_processes_share_health_and_cool_downs(engine_factory, vault):
         route = await repo.resolve_active_route(s, env_settings(), G1, ALICE)
     assert (info.health.successes, info.health.errors) == (20, 1)
     assert route.chain == (ModelTarget("openai", "gpt-shared"),)
+
+
+async def test_custom_provider_needs_an_endpoint_first(sessions):
+    for call in (lambda s: repo.set_text_model(s, G1, "custom", "local-model"),
+                 lambda s: repo.add_fallback(s, G1, "custom", "local-model")):
+        async with sessions() as s, s.begin():
+            with pytest.raises(RepositoryError) as err:
+                await call(s)
+        assert err.value.code == "endpoint_required"
+    async with sessions() as s, s.begin():
+        await repo.set_custom_endpoint(s, G1, "https://llm.example.com/v1", "first")
+        await repo.set_text_model(s, G1, "openai", "gpt-x")
+        assert await repo.add_fallback(s, G1, "custom", "local-model") == 1
+    async with sessions() as s:
+        route = await repo.resolve_server_route(s, env_settings(), G1)
+    assert route.chain == (ModelTarget("openai", "gpt-x"),
+                           ModelTarget("custom", "local-model", "https://llm.example.com/v1"))
