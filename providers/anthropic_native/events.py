@@ -5,6 +5,8 @@ that `start_stream` created, and returns what that event completes. Nothing here
 I/O, reads a clock or keeps module state.
 
 Choices:
+- `stop_reason: "refusal"` (the streaming safety classifiers intervened) is a
+  `content_blocked` error after the text already delivered, like Gemini's SAFETY.
 - Only `tool_use` blocks become calls. `server_tool_use` / `mcp_tool_use` blocks ran on
   Anthropic's side and their results are already in the response; dispatching them
   here would run them twice.
@@ -39,6 +41,7 @@ class _Block:
     pieces: list[str] = field(default_factory=list)
     signature: str = ""
     data: str | None = None
+    start_input: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -122,7 +125,11 @@ def _start_block(state: AnthropicStream, index: int, block: dict[str, Any]) -> l
         name = block.get("name")
         if not isinstance(name, str) or not name:
             raise ValueError("tool_use block without a name")
-        state.blocks[index] = _Block("tool_use", id=ident if isinstance(ident, str) else None, name=name)
+        start_input = block.get("input")
+        state.blocks[index] = _Block(
+            "tool_use", id=ident if isinstance(ident, str) else None, name=name,
+            start_input=start_input if isinstance(start_input, dict) and start_input else None,
+        )
         return []
     state.blocks[index] = _Block("other")
     return []
@@ -181,7 +188,8 @@ def _finish_call(state: AnthropicStream, block: _Block) -> ProcessedChunk:
         if not parsed.parsed and not truncated:
             fields["unparsed_arguments"] = raw
     else:
-        args, truncated = {}, False
+        # No input deltas: the input given whole at block start (empty for the API itself).
+        args, truncated = dict(block.start_input or {}), False
     call = FunctionCall(
         name=block.name, args=args, id=block.id, thought_signature=signature,
         provider_fields=fields, arguments_truncated=truncated,
@@ -202,6 +210,15 @@ def _stop_block(state: AnthropicStream, index: int) -> list[ProcessedChunk]:
     elif block.kind == "tool_use":
         return [_finish_call(state, block)]
     return []
+
+
+def _refused(state: AnthropicStream) -> ProcessedChunk:
+    """`stop_reason: "refusal"`: Anthropic's safety classifiers stopped the answer (E3.2)."""
+    error = ProviderError(
+        type="content_blocked", message="Anthropic's safety system stopped the response (refusal)",
+        retryable=False, code="refusal", provider=PROVIDER, details={"usage": dict(state.usage)},
+    )
+    return ProcessedChunk(type="error", error=error)
 
 
 def _done(state: AnthropicStream) -> ProcessedChunk:
@@ -252,6 +269,8 @@ def _dispatch(state: AnthropicStream, kind: str, payload: dict[str, Any]) -> lis
         if delta.get("stop_sequence") is not None:
             state.stop_sequence = delta["stop_sequence"]
         _merge_usage(state, payload.get("usage"))
+        if state.stop_reason == "refusal":
+            return [_refused(state)]
         return []
     if kind == "message_stop":
         state.finished = True

@@ -20,6 +20,9 @@ from tests.adapters.fixtures_native import (
     ANTHROPIC_REDACTED,
     ANTHROPIC_THINK_TOOLS,
     SIGNATURE,
+    a_start,
+    a_stop,
+    a_text_block,
     a_thinking_block,
     a_tool_block,
     anthropic_events,
@@ -341,3 +344,18 @@ async def test_interleaved_thinking_goes_with_the_call_it_preceded(provider_serv
     blocks = build_arguments(ChatRequest(messages=history), "m")["messages"][1]["content"]
     assert [(b["type"], b.get("signature") or b.get("id")) for b in blocks] == [
         ("thinking", "sig-1"), ("tool_use", "toolu_a"), ("thinking", "sig-2"), ("tool_use", "toolu_b")]
+
+
+async def test_refusal_stop_reason_is_content_blocked_after_the_text(provider_server):
+    events = anthropic_events([a_text_block(0, ["I can", " help with"])], "refusal", 6)
+    out = await run_stream(provider_server, "anthropic", Reply.named_sse(events))
+    assert out.text == "I can help with"
+    assert (out.error.type, out.error.retryable, out.error.code) == ("content_blocked", False, "refusal")
+
+
+async def test_tool_input_given_whole_at_block_start_is_kept(provider_server):
+    events = anthropic_events([[
+        a_start(0, {"type": "tool_use", "id": "toolu_w", "name": "now", "input": {"tz": "UTC"}}), a_stop(0),
+    ]], "tool_use", 3)
+    out = await run_stream(provider_server, "anthropic", Reply.named_sse(events))
+    assert out.call_summary == [("now", {"tz": "UTC"}, False)]
