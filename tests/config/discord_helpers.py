@@ -70,30 +70,46 @@ async def _answer(run: RunningBot, fake: FakeDiscord, token: str) -> Reply:
     return Reply(5, text, ephemeral, data)
 
 
+def _payload(fake: FakeDiscord, itype: int, data: dict[str, Any], *, permissions: str,
+             user: dict[str, Any] | None, locale: str, dm: bool) -> dict[str, Any]:
+    """An INTERACTION_CREATE like fake.send_interaction's, plus DMs and resolved data."""
+    user = user or fake.member_user
+    payload: dict[str, Any] = {
+        "id": snowflake(), "application_id": fake.application_id, "type": itype,
+        "token": f"itoken-{snowflake()}", "version": 1, "data": data,
+        "attachment_size_limit": 10 * 1024 * 1024, "locale": locale, "entitlements": [],
+        "app_permissions": "2248473465835073",
+    }
+    if dm:
+        payload.update(channel_id=fake.dm_channel_id, user=user, context=1,
+                       channel={"id": fake.dm_channel_id, "type": 1, "recipients": [user]},
+                       authorizing_integration_owners={"1": user["id"]})
+    else:
+        payload.update(
+            guild_id=fake.guild_id, channel_id=fake.channel_id, guild_locale="en-US", context=0,
+            member={"user": user, "roles": [], "joined_at": "2026-01-01T00:00:00+00:00", "deaf": False,
+                    "mute": False, "flags": 0, "permissions": permissions},
+            authorizing_integration_owners={"0": fake.guild_id})
+    return payload
+
+
 async def command(run: RunningBot, fake: FakeDiscord, name: str, *options: dict[str, Any],
                   permissions: str = MANAGE_SERVER, user: dict[str, Any] | None = None,
-                  locale: str = "en-US", resolved: dict[str, Any] | None = None) -> Reply:
+                  locale: str = "en-US", resolved: dict[str, Any] | None = None,
+                  dm: bool = False) -> Reply:
     """Invoke `/name ...options` and wait for the bot's answer."""
-    if resolved is None:
+    if resolved is None and not dm:
         payload = await fake.send_interaction(name=name, options=list(options), permissions=permissions,
                                               user=user, locale=locale)
         return await _answer(run, fake, payload["token"])
-    # send_interaction has no `resolved`; build the same payload with it (channel options).
-    user = user or fake.member_user
+    # send_interaction has no `resolved` (channel options) and no DM form.
     cmd = next(c for cmds in fake.commands.values() for c in cmds if c["name"] == name)
-    token = f"itoken-{snowflake()}"
-    payload = {
-        "id": snowflake(), "application_id": fake.application_id, "type": 2, "token": token,
-        "version": 1, "attachment_size_limit": 10 * 1024 * 1024, "guild_id": fake.guild_id,
-        "channel_id": fake.channel_id,
-        "data": {"id": cmd["id"], "name": name, "type": 1, "options": list(options), "resolved": resolved},
-        "member": {"user": user, "roles": [], "joined_at": "2026-01-01T00:00:00+00:00", "deaf": False,
-                   "mute": False, "flags": 0, "permissions": permissions},
-        "locale": locale, "guild_locale": "en-US", "app_permissions": "2248473465835073",
-        "entitlements": [], "authorizing_integration_owners": {"0": fake.guild_id}, "context": 0,
-    }
+    data = {"id": cmd["id"], "name": name, "type": 1, "options": list(options)}
+    if resolved is not None:
+        data["resolved"] = resolved
+    payload = _payload(fake, 2, data, permissions=permissions, user=user, locale=locale, dm=dm)
     await fake.dispatch("INTERACTION_CREATE", payload)
-    return await _answer(run, fake, token)
+    return await _answer(run, fake, payload["token"])
 
 
 def modal_fields(form: Reply) -> tuple[str, list[str]]:
@@ -116,10 +132,16 @@ def modal_fields(form: Reply) -> tuple[str, list[str]]:
 
 async def submit_modal(run: RunningBot, fake: FakeDiscord, form: Reply, value: str, *,
                        permissions: str = MANAGE_SERVER, user: dict[str, Any] | None = None,
-                       locale: str = "en-US") -> Reply:
+                       locale: str = "en-US", dm: bool = False) -> Reply:
     """Type `value` into the form's only field and submit it (INTERACTION_CREATE type 5)."""
     custom_id, inputs = modal_fields(form)
     assert len(inputs) == 1, form.data
-    payload = await fake.send_interaction(modal_custom_id=custom_id, modal_values={inputs[0]: value},
-                                          permissions=permissions, user=user, locale=locale)
+    if not dm:
+        payload = await fake.send_interaction(modal_custom_id=custom_id, modal_values={inputs[0]: value},
+                                              permissions=permissions, user=user, locale=locale)
+        return await _answer(run, fake, payload["token"])
+    rows = [{"type": 1, "components": [{"type": 4, "custom_id": inputs[0], "value": value}]}]
+    payload = _payload(fake, 5, {"custom_id": custom_id, "components": rows}, permissions=permissions,
+                       user=user, locale=locale, dm=True)
+    await fake.dispatch("INTERACTION_CREATE", payload)
     return await _answer(run, fake, payload["token"])

@@ -86,3 +86,28 @@ async def test_personal_refusals_are_localized_and_store_nothing(fake_discord, b
         assert empty.content == "The key was empty. Nothing was stored."
         stored = await rows(bot)
     assert stored == {}  # every refusal rolled its transaction back
+
+
+async def test_personal_commands_in_a_dm_use_the_global_scope(fake_discord, bot_factory):
+    fake = fake_discord
+    bot = bot_factory(DEFAULT_TEXT_PROVIDER="deepseek", DEFAULT_TEXT_MODEL="ds-env")
+    frank = member(fake, "frank")
+    async with running_bot(fake, bot) as run:
+        before = await command(run, fake, "status", user=frank, dm=True)
+        assert before.content.splitlines() == [
+            "**Your route**", "The bot's default (no server configuration):", "1. deepseek / `ds-env`"]
+        here = await command(run, fake, "personal", sub("key-set", opt("scope", "server")), user=frank, dm=True)
+        assert here.content == "This command works only inside a server."
+        form = await command(run, fake, "personal", sub("key-set"), user=frank, dm=True)
+        done = await submit_modal(run, fake, form, "sk-frank-f4f4", user=frank, dm=True)
+        assert done.content == "Your key (\u2026f4f4) is stored for all servers."
+        await command(run, fake, "personal", sub("model", opt("provider", "google"), opt("model", "g-f")),
+                      user=frank, dm=True)
+        await command(run, fake, "personal", sub("override", opt("enabled", True)), user=frank, dm=True)
+        after = await command(run, fake, "status", user=frank, dm=True)
+        # the global entry also routes frank's turns inside the server
+        in_server = await command(run, fake, "status", user=frank, permissions=NO_PERMISSIONS)
+        stored = await rows(bot)
+    assert after.content.splitlines()[1:3] == ["Your own key and model:", "1. google / `g-f`"]
+    assert in_server.content.splitlines()[1:3] == ["Your own key and model:", "1. google / `g-f`"]
+    assert set(stored) == {(int(frank["id"]), None)}
