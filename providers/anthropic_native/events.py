@@ -15,8 +15,9 @@ Choices:
 - Separate text blocks (text, a server tool, more text) are separate paragraphs of the
   answer, so a later text block starts with a blank line.
 - Signed thinking and redacted-thinking blocks are kept (signature and opaque `data`
-  untouched) on the message's first call, so the tool loop can replay them; the
-  redacted data is never decoded and never logged (its log entry has empty text).
+  untouched) in `provider_fields` of the first call that follows them, so the tool
+  loop replays them ahead of that call; the redacted data is never decoded and never
+  logged (its log entry has empty text).
 """
 
 from __future__ import annotations
