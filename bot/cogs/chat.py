@@ -146,15 +146,20 @@ class ChatCog(commands.Cog):
         sink = DiscordMessageSink(message.channel, reply_to=message, client=self.bot)
         route = default_route(self.settings)
         prompt = strip_bot_mention(message.content, bot_id)
-        if route is None or not prompt:
-            key = "chat.not_configured" if route is None else "chat.empty_prompt"
+        adapter = None
+        if route is not None and prompt:
+            try:
+                adapter = create_adapter(route.provider, api_key=route.api_key, model=route.model,
+                                         base_url=route.base_url, timeout=PROVIDER_TIMEOUT)
+            except ValueError as exc:  # e.g. custom without DEFAULT_TEXT_BASE_URL; never holds the key
+                log.error("the default text route cannot be used: %s", exc)
+        if route is None or adapter is None:
+            key = "chat.not_configured" if route is None or prompt else "chat.empty_prompt"
             with contextlib.suppress(SinkError):
                 await sink.send(t(key, locale), reply=True)
             return None
         history = chain_messages(await reply_chain(message), bot_id)
         request = ChatRequest(messages=[*history, Message("user", prompt)])
-        adapter = create_adapter(route.provider, api_key=route.api_key, model=route.model,
-                                 base_url=route.base_url, timeout=PROVIDER_TIMEOUT)
         result = await self._stream(message, sink, adapter, request, route, locale)
         if result.status == "empty_response" and not result.error_shown:
             with contextlib.suppress(SinkError):

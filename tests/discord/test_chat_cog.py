@@ -160,3 +160,14 @@ async def test_long_fast_answer_splits_cleanly(fake_discord: FakeDiscord,
     # The code block did not fit one message: it was closed and reopened with its language.
     assert any(m.content.startswith("```python\n") for m in messages[1:])
     assert fake.rate_limited == []
+
+
+async def test_unusable_default_route_says_not_configured(fake_discord: FakeDiscord) -> None:
+    fake = fake_discord
+    settings = settings_for(None, DEFAULT_TEXT_PROVIDER="custom", DEFAULT_TEXT_MODEL="local",
+                            DEFAULT_TEXT_API_KEYS="sk-local")  # custom needs a base URL
+    async with chat_bot(fake, settings) as run:
+        await fake.send_user_message(f"{mention(fake)} hello", mention_bot=True)
+        await run.wait_for(lambda: len(fake.bot_messages()) == 1)
+    assert "DEFAULT_TEXT_PROVIDER" in fake.bot_messages()[0].content
+    assert "sk-local" not in fake.bot_messages()[0].content

@@ -185,3 +185,15 @@ async def test_global_rate_limit_and_login_token(fake_discord: FakeDiscord) -> N
     assert resp.headers["X-RateLimit-Global"] == "true" and resp.headers["Via"] == "1.1 google"
     assert body["global"] is True
     assert len(fake_discord.rate_limited) == 1
+
+
+async def test_harness_fails_loudly_when_a_gateway_parser_kills_the_client(fake_discord: FakeDiscord) -> None:
+    fake = fake_discord
+    client = EchoClient()
+    with pytest.raises(AssertionError, match="KeyError"):
+        async with running_bot(fake, client) as run:
+            payload = await fake.send_interaction(name="ping")
+            await run.wait_for(lambda: bool(fake.interaction_responses))
+            broken = {k: v for k, v in payload.items() if k != "attachment_size_limit"}
+            await fake.dispatch("INTERACTION_CREATE", broken)
+            await run.wait_for(lambda: False, timeout=5)  # never true: only the bot's death ends it

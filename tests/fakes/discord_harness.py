@@ -93,8 +93,10 @@ async def running_bot(fake: FakeDiscord, bot: discord.Client, *, token: str = BO
         finally:
             if not bot.is_closed():
                 await bot.close()
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.wait_for(asyncio.shield(task), timeout=5)
+            await asyncio.wait({task}, timeout=5)  # never raises: the task's fate is checked below
+            if not task.done():
+                task.cancel()
+                await asyncio.wait({task})
     if not task.cancelled() and task.exception() is not None:
         raise AssertionError(f"the bot ended with an error: {task.exception()!r}")
 
