@@ -123,6 +123,17 @@ class KeysCog(ConfigCog):
         key = "commands.reply.key_removed" if removed else "commands.reply.key_not_found"
         await reply(interaction, key, provider=provider, label=label)
 
+    @remove.autocomplete("label")
+    async def label_choices(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """This server's labels (for the chosen provider), for managers only."""
+        if interaction.guild_id is None or not interaction.permissions.manage_guild:
+            return []
+        provider = getattr(interaction.namespace, "provider", None)
+        async with self.sessions() as session:
+            infos = await repo.list_server_keys(session, interaction.guild_id, provider or None)
+        return [app_commands.Choice(name=f"{k.provider} {k.label} {k.masked}", value=k.label)
+                for k in infos if current.lower() in k.label.lower()][:25]
+
 
 async def setup(bot: commands.Bot) -> None:
     install_log_redaction()  # modal submits carry keys; discord.py logs raw events at DEBUG

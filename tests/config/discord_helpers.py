@@ -21,7 +21,7 @@ EPHEMERAL = 64
 class Reply:
     """What the bot answered one interaction with."""
 
-    type: int                 # 4 message, 5 deferred, 9 modal
+    type: int                 # 4 message, 5 deferred, 8 autocomplete, 9 modal
     content: str              # the (final) message text; "" for a modal
     ephemeral: bool
     data: dict[str, Any]      # the callback's data (the modal form for type 9)
@@ -60,8 +60,8 @@ async def _answer(run: RunningBot, fake: FakeDiscord, token: str) -> Reply:
     data = response.get("data") or {}
     if response["type"] == 4:
         return Reply(4, data.get("content", ""), bool(data.get("flags", 0) & EPHEMERAL), data)
-    if response["type"] == 9:
-        return Reply(9, "", True, data)
+    if response["type"] in (8, 9):  # autocomplete choices, modal form
+        return Reply(response["type"], "", True, data)
     followups = [r for r in fake.requests if r.method == "POST" and r.path.startswith("/webhooks/")
                  and token in r.path]
     text = [m.content for m in fake.messages.values() if m.webhook_token == token and m.content][-1]
@@ -91,6 +91,16 @@ def _payload(fake: FakeDiscord, itype: int, data: dict[str, Any], *, permissions
                     "mute": False, "flags": 0, "permissions": permissions},
             authorizing_integration_owners={"0": fake.guild_id})
     return payload
+
+
+async def autocomplete(run: RunningBot, fake: FakeDiscord, name: str, *options: dict[str, Any],
+                       permissions: str = MANAGE_SERVER) -> list[dict[str, Any]]:
+    """An autocomplete INTERACTION_CREATE (type 4); one option must carry "focused": True."""
+    cmd = next(c for cmds in fake.commands.values() for c in cmds if c["name"] == name)
+    data = {"id": cmd["id"], "name": name, "type": 1, "options": list(options)}
+    payload = _payload(fake, 4, data, permissions=permissions, user=None, locale="en-US", dm=False)
+    await fake.dispatch("INTERACTION_CREATE", payload)
+    return (await _answer(run, fake, payload["token"])).data["choices"]
 
 
 async def command(run: RunningBot, fake: FakeDiscord, name: str, *options: dict[str, Any],

@@ -166,3 +166,28 @@ async def test_every_synced_name_and_description_is_acceptable_to_discord(fake_d
                          for c in children]
                 assert len(shown) == len(set(shown)), shown
     assert checked > 40
+
+
+async def test_remove_offers_this_servers_labels_to_managers_only(fake_discord, bot_factory):
+    from tests.config.discord_helpers import MANAGE_SERVER, autocomplete
+
+    fake = fake_discord
+    bot = bot_factory()
+
+    async def complete(permissions: str, typed: str) -> list[dict]:
+        focused = {"type": 3, "name": "label", "value": typed, "focused": True}
+        return await autocomplete(run, fake, "keys", sub("remove", opt("provider", "openai"), focused),
+                                  permissions=permissions)
+
+    async with running_bot(fake, bot) as run:
+        for provider, secret, label in (("openai", "sk-o-1111", "main"), ("openai", "sk-o-2222", "spare"),
+                                        ("google", "AIza-3333", "main")):
+            form = await command(run, fake, "keys", sub("add", opt("provider", provider), opt("label", label)))
+            await submit_modal(run, fake, form, secret)
+        offered = await complete(MANAGE_SERVER, "")
+        narrowed = await complete(MANAGE_SERVER, "spa")
+        hidden = await complete(NO_PERMISSIONS, "")
+    assert [(c["name"], c["value"]) for c in offered] == [("openai main \u20261111", "main"),
+                                                         ("openai spare \u20262222", "spare")]
+    assert [c["value"] for c in narrowed] == ["spare"]
+    assert hidden == []
