@@ -32,7 +32,12 @@ _DEPRECATED_OTHER = re.compile(
 )
 _MENTIONS_MODEL = re.compile(r"\bmodels?\b", re.IGNORECASE)
 _DEPRECATED = re.compile(r"\bdeprecated\b", re.IGNORECASE)
-_MODEL_ID = r"[`'\"]?[\w./:@-]+[`'\"]?"
+# A model id: quoted/backticked, or a bare token that is not one of the words that follow
+# "model" in messages about something else ("model output is invalid").
+_MODEL_ID = (
+    r"(?:[`'\"][^`'\"\s]+[`'\"]|(?!(?:output|outputs|response|responses|input|request|message"
+    r"|content|call|calls|result|generation)\b)[\w./:@-]+)"
+)
 _MODEL_ERROR = _rx(
     r"\bunsupported model\b",
     r"\b(?:invalid|unknown|unrecognized) model\b",

@@ -273,6 +273,8 @@ CLASSIFIER_CASES = [
     (perr("Insufficient balance; this request requires more credits"), {"balance"}),
     (perr("insufficient credits: can only afford 12 tokens"), {"afford"}),
     (perr("1113 tokens generated"), set()),
+    (perr("The model output is invalid JSON"), set()),
+    (perr("model llama3 is unavailable"), {"model"}),
     (perr("x", original=RuntimeError("model foo not found")), {"model"}),
     (perr("x", details={"reason": "context length exceeded"}), {"context"}),
 ]
