@@ -3,6 +3,7 @@ on the suite's own fixtures (rules A1-A3, A6-A11, E1-E3)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 
@@ -21,7 +22,7 @@ from providers import (
 from providers.openai_compat import DEFAULT_BASE_URLS, OpenAICompatAdapter
 from providers.types import ProviderError, RawStreamChunk
 from tests.adapters import fixtures_openai as fx
-from tests.adapters.fixtures_openai import HELLO, TOOLS, run
+from tests.adapters.fixtures_openai import HELLO, TOOLS, Outcome, run
 from tests.fakes.provider_server import Reply
 
 
@@ -279,6 +280,26 @@ async def test_cut_connection_is_a_retryable_error(provider_server):
     out = await run(provider_server)
     assert out.calls == []
     assert out.last.type == "error" and out.error.retryable
+
+
+async def test_concurrent_streams_on_one_adapter_keep_their_own_state(provider_server):
+    """Per-stream state lives in what start_stream makes: two interleaved streams, one adapter."""
+    provider_server.reply(Reply(body=fx.sse_body(fx.THINK_TAGS_SPLIT), event_delay=0.01), key="sk-a")
+    provider_server.reply(Reply(body=fx.sse_body(fx.PARALLEL_TOOL_CALLS), event_delay=0.01), key="sk-b")
+    adapter_a = create_adapter("custom", api_key="sk-a", model="m", base_url=f"{provider_server.url}/v1")
+    adapter_b = create_adapter("custom", api_key="sk-b", model="m", base_url=f"{provider_server.url}/v1")
+
+    async def collect(adapter):
+        return Outcome.of([c async for c in normalized_stream(adapter, HELLO)])
+
+    # The same adapter object streams twice at once, next to another adapter's stream.
+    a1, a2, b = await asyncio.gather(collect(adapter_a), collect(adapter_a), collect(adapter_b))
+    await adapter_a.aclose()
+    await adapter_b.aclose()
+    for out in (a1, a2):
+        assert (out.text, out.raw_thoughts, out.calls) == ("The answer is 42.", "weighing options", [])
+    assert [c.name for c in b.calls] == ["get_weather", "get_time"]
+    assert b.text == ""
 
 
 def test_create_and_base_urls():
