@@ -12,11 +12,11 @@ from discord.ext import commands
 from bot.cogs.chat import ChatCog, addresses_bot, chain_messages, strip_bot_mention
 from bot.settings import Settings, load_settings
 from providers.types import Message
-from tests.discord.chat_checks import answer_messages, assert_delivered
+from tests.discord.chat_checks import answer_messages, assert_delivered, delivered
 from tests.discord.chat_streams import long_answer_with_code, openai_stream
 from tests.fakes.discord_harness import RunningBot, fast_ready_kwargs, running_bot
 from tests.fakes.discord_server import FakeDiscord
-from tests.fakes.provider_server import ProviderReplayServer
+from tests.fakes.provider_server import ProviderReplayServer, Reply
 
 
 class ChatBot(commands.Bot):
@@ -171,3 +171,43 @@ async def test_unusable_default_route_says_not_configured(fake_discord: FakeDisc
         await run.wait_for(lambda: len(fake.bot_messages()) == 1)
     assert "DEFAULT_TEXT_PROVIDER" in fake.bot_messages()[0].content
     assert "sk-local" not in fake.bot_messages()[0].content
+
+
+def anthropic_events(thinking: str, text: str) -> list[tuple[str, dict]]:
+    """A minimal Anthropic Messages stream: one thinking block, then one text block."""
+    message = {"id": "msg_fake", "type": "message", "role": "assistant", "model": "claude-fake",
+               "content": [], "stop_reason": None, "stop_sequence": None,
+               "usage": {"input_tokens": 10, "output_tokens": 1}}
+    events: list[tuple[str, dict]] = [("message_start", {"type": "message_start", "message": message})]
+    events.append(("content_block_start", {"type": "content_block_start", "index": 0,
+                                           "content_block": {"type": "thinking", "thinking": "", "signature": ""}}))
+    events.append(("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                           "delta": {"type": "thinking_delta", "thinking": thinking}}))
+    events.append(("content_block_stop", {"type": "content_block_stop", "index": 0}))
+    events.append(("content_block_start", {"type": "content_block_start", "index": 1,
+                                           "content_block": {"type": "text", "text": ""}}))
+    for i in range(0, len(text), 8):
+        events.append(("content_block_delta", {"type": "content_block_delta", "index": 1,
+                                               "delta": {"type": "text_delta", "text": text[i : i + 8]}}))
+    events.append(("content_block_stop", {"type": "content_block_stop", "index": 1}))
+    events.append(("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn",
+                                                                        "stop_sequence": None},
+                                     "usage": {"output_tokens": 20}}))
+    events.append(("message_stop", {"type": "message_stop"}))
+    return events
+
+
+async def test_anthropic_default_route_streams_and_hides_thinking(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer) -> None:
+    fake = fake_discord
+    text = "Claude-style answer, streamed through the same cog."
+    provider_server.reply(Reply.named_sse(anthropic_events("HIDDEN chain of thought", text)))
+    settings = load_settings(DEFAULT_TEXT_PROVIDER="anthropic", DEFAULT_TEXT_MODEL="claude-fake",
+                             DEFAULT_TEXT_BASE_URL=provider_server.url, DEFAULT_TEXT_API_KEYS="sk-ant-test")
+    async with chat_bot(fake, settings) as run:
+        await fake.send_user_message(f"{mention(fake)} hello claude", mention_bot=True)
+        await run.wait_for(lambda: delivered(fake, text))
+    assert_delivered(fake, text)
+    assert all("HIDDEN" not in version for m in fake.bot_messages() for version in m.history)
+    [request] = provider_server.requests
+    assert request.path == "/v1/messages" and request.api_key == "sk-ant-test"
