@@ -78,8 +78,9 @@ WORDS = ["The", " quick", " brown", " fox", " jumps", " over", " the", " lazy", 
          " Numbers", " like", " 3.14", " and", " `code`", " stay", " intact", ";", " ok"]
 
 
-def openai_body(chunks: int) -> bytes:
-    """A realistic chat.completion.chunk stream: role, `chunks` content deltas, finish, usage."""
+def openai_body(chunks: int, *, reasoning: int = 0) -> bytes:
+    """A realistic chat.completion.chunk stream: role, `reasoning` reasoning_content deltas,
+    then content deltas (`chunks` deltas in all), finish, usage."""
     def event(delta: dict | None, finish: str | None = None, usage: dict | None = None) -> str:
         body = {"id": "chatcmpl-bench0123456789", "object": "chat.completion.chunk", "created": 1764633600,
                 "model": "gpt-4o-mini-2024-07-18", "system_fingerprint": "fp_0123456789",
@@ -90,7 +91,10 @@ def openai_body(chunks: int) -> bytes:
         return f"data: {json.dumps(body, separators=(',', ':'))}\n\n"
 
     parts = [event({"role": "assistant", "content": "", "refusal": None})]
-    parts.extend(event({"content": WORDS[i % len(WORDS)]}) for i in range(chunks))
+    parts.extend(event({"content": None, "reasoning_content": WORDS[i % len(WORDS)]})
+                 for i in range(reasoning))
+    parts.extend(event({"content": WORDS[i % len(WORDS)], "reasoning_content": None})
+                 for i in range(chunks - reasoning))
     parts.append(event({}, "stop"))
     parts.append(event(None, usage={"prompt_tokens": 12, "completion_tokens": chunks,
                                     "total_tokens": chunks + 12}))
@@ -151,6 +155,11 @@ def openai_scenarios(chunks: int) -> list[Scenario]:
             "ours (custom + verbatim parser)": ours_reader(
                 "custom", ChatRequest(messages=REQUEST.messages, tools=tools), verbatim_tool_calling=True),
         },
+    ), Scenario(
+        name="deepseek-style reasoning_content then text",
+        reply=Reply(body=openai_body(chunks, reasoning=chunks // 2)),
+        chunks=chunks,
+        readers={"floor": openai_floor, "sdk": openai_sdk, "ours": ours_reader("deepseek")},
     )]
 
 
