@@ -75,8 +75,8 @@ async def test_deleted_message_raises_message_gone(fake_discord: FakeDiscord) ->
     assert fake_discord.messages[str(own.id)].deleted
 
 
-async def test_forbidden_and_unavailable(fake_discord: FakeDiscord) -> None:
-    async with running_bot(fake_discord, Recorder()) as run:
+async def test_forbidden_and_unavailable() -> None:
+    async with FakeDiscord(message_limit=50) as fake_discord, running_bot(fake_discord, Recorder()) as run:
         sink = await _sink_for_message(fake_discord, run)
         sent = await sink.send("ok")
         fake_discord.fail("PATCH", r"/messages/\d+$", 503)
