@@ -126,7 +126,8 @@ class MemorySink:
 
     # -- MessageSink ---------------------------------------------------------------
 
-    async def _request(self, kind: str) -> None:
+    async def _request(self, kind: str) -> float:
+        """Count the request against the bucket; returns the time it was issued."""
         now = self.clock.now()
         if kind != "delete":
             if self._window_start is None or now >= self._window_start + self.window:
@@ -138,6 +139,7 @@ class MemorySink:
             await self.clock.sleep(self.latency)
         if self._faults[kind]:
             raise self._faults[kind].popleft()
+        return now
 
     def _check(self, content: str) -> None:
         if len(content) > 2000:
@@ -147,39 +149,43 @@ class MemorySink:
 
     async def send(self, content: str, *, reply: bool = False) -> SentMessage:
         self._check(content)
-        await self._request("send")
+        issued = await self._request("send")
         self._next_id += 1
         self.contents[self._next_id] = content
-        self.ops.append(Op(self.clock.now(), "send", self._next_id, content, reply))
+        self.ops.append(Op(issued, "send", self._next_id, content, reply))
         return SentMessage(self._next_id, self.channel_id)
 
     async def edit(self, message: SentMessage, content: str) -> None:
         self._check(content)
-        await self._request("edit")
+        try:
+            issued = await self._request("edit")
+        except MessageGone:
+            self.contents.pop(message.id, None)  # a 404 means the message is gone for good
+            raise
         if message.id not in self.contents:
             raise MessageGone(f"message {message.id} was deleted")
         self.contents[message.id] = content
-        self.ops.append(Op(self.clock.now(), "edit", message.id, content))
+        self.ops.append(Op(issued, "edit", message.id, content))
 
     async def delete(self, message: SentMessage) -> None:
-        await self._request("delete")
+        issued = await self._request("delete")
         if message.id not in self.contents:
             raise MessageGone(f"message {message.id} was deleted")
         del self.contents[message.id]
-        self.ops.append(Op(self.clock.now(), "delete", message.id))
+        self.ops.append(Op(issued, "delete", message.id))
 
     async def send_embed(self, embed: EmbedSpec, *, reply: bool = False) -> SentMessage:
-        await self._request("embed")
+        issued = await self._request("embed")
         self._next_id += 1
         self.contents[self._next_id] = ""
         self.embeds[self._next_id] = embed
-        self.ops.append(Op(self.clock.now(), "embed", self._next_id, embed.title, reply))
+        self.ops.append(Op(issued, "embed", self._next_id, embed.title, reply))
         return SentMessage(self._next_id, self.channel_id)
 
     async def send_file(self, filename: str, data: bytes, *, embed: EmbedSpec | None = None) -> SentMessage:
-        await self._request("file")
+        issued = await self._request("file")
         self._next_id += 1
-        self.ops.append(Op(self.clock.now(), "file", self._next_id, filename))
+        self.ops.append(Op(issued, "file", self._next_id, filename))
         return SentMessage(self._next_id, self.channel_id)
 
     async def typing(self) -> None:

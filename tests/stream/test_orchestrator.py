@@ -1,0 +1,181 @@
+"""run_stream routing and outcomes: calls, errors, stop, follow-up, usage, robustness."""
+
+from __future__ import annotations
+
+from providers.types import ProcessedChunk, ThoughtLogEntry
+from stream.buffer import STREAMING_INDICATOR
+from stream.sink import EmbedSpec
+from stream.usage import Usage
+from tests.stream.fakes import MemorySink, VirtualClock
+from tests.stream.helpers import (
+    call_chunk,
+    done_chunk,
+    drive,
+    error_chunk,
+    pieces,
+    text_chunk,
+)
+
+
+async def test_parallel_function_calls_are_all_collected_in_order():
+    chunks = [
+        text_chunk("Let me check."),
+        call_chunk("get_time", zone="UTC"),
+        call_chunk("roll_dice", sides=6),
+        call_chunk("read_channel", limit=5),
+        done_chunk(reason="tool_calls"),
+    ]
+    result, sink, _, script = await drive(chunks)
+    assert result.status == "function_call"
+    assert [c.name for c in result.function_calls] == ["get_time", "roll_dice", "read_channel"]
+    assert result.function_calls[1].args == {"sides": 6}
+    assert script.yielded == len(chunks)  # drained past the first call
+    assert sink.texts() == ["Let me check."] and result.finish_reason == "tool_calls"
+
+
+async def test_usage_is_normalized_and_the_latest_report_wins():
+    chunks = [
+        ProcessedChunk(type="text", content="Hi", metadata={"usage": {"input_tokens": 12, "output_tokens": 1}}),
+        ProcessedChunk(type="text", content="!", metadata={"usage": {"input_tokens": 12, "output_tokens": 7}}),
+        done_chunk(usage={"output_tokens": 9}),
+    ]
+    result, *_ = await drive(chunks)
+    assert result.usage == Usage(prompt_tokens=12, completion_tokens=9, total_tokens=21)
+
+
+async def test_empty_response_when_nothing_visible_arrives():
+    result, sink, _, _ = await drive([text_chunk("<think>only thinking</think>"), text_chunk("  \n"), done_chunk()])
+    assert result.status == "empty_response"
+    assert sink.ops == [] and result.messages == []
+    assert result.captured_blocks[0].text == "only thinking"
+
+
+async def test_stop_mid_stream_keeps_what_was_said():
+    text = "".join(f"token{i} " for i in range(40))
+    chunks = [text_chunk(p) for p in pieces(text, 7)] + [done_chunk()]
+    seen = []
+
+    def should_stop() -> bool:
+        return len(seen) >= 20
+
+    result, sink, _, script = await drive(chunks, gap=0.1, should_stop=should_stop, on_progress=lambda: seen.append(1))
+    said = "".join(pieces(text, 7)[:20])
+    assert result.status == "stopped_by_user"
+    assert result.text == said and sink.texts() == [said.strip()]
+    assert script.closed and script.yielded == 20
+
+
+async def test_follow_up_interrupts_the_turn():
+    chunks = [text_chunk("first "), text_chunk("second "), text_chunk("third"), done_chunk()]
+    count = []
+    result, sink, _, script = await drive(
+        chunks, follow_up=lambda: len(count) >= 2, on_progress=lambda: count.append(1)
+    )
+    assert result.status == "follow_up_interrupt"
+    assert result.text == "first second " and script.closed
+
+
+async def test_error_after_partial_text_keeps_it_and_marks_it_interrupted():
+    chunks = [text_chunk("Half an ans"), text_chunk("wer"), error_chunk()]
+    result, sink, _, _ = await drive(chunks, gap=0.5)
+    assert result.status == "error" and result.error.type == "provider_overloaded"
+    assert sink.texts() == ["Half an answer\n\n*The response was interrupted by an error.*"]
+    assert result.error_shown
+    embed = next(iter(sink.embeds.values()))
+    assert embed.description == "`provider_overloaded` (overloaded)"
+    assert "upstream failed" not in embed.description  # raw messages are not shown by default
+
+
+async def test_interrupted_note_follows_the_locale_and_a_custom_embed_is_used():
+    custom = EmbedSpec(title="Overloaded", description="try later")
+    result, sink, _, _ = await drive(
+        [text_chunk("途中まで"), error_chunk()], locale="ja", render_error=lambda error: custom
+    )
+    assert sink.texts() == ["途中まで\n\n*エラーのため応答が中断されました。*"]
+    assert list(sink.embeds.values()) == [custom]
+
+
+async def test_error_before_any_text_is_an_embed_reply():
+    result, sink, _, _ = await drive([error_chunk("rate_limit", "429")])
+    assert result.status == "error" and sink.texts() == []
+    assert [(op.kind, op.reply) for op in sink.ops] == [("embed", True)]
+
+
+async def test_suppressed_error_shows_nothing_and_retract_deletes_the_partial_answer():
+    text = "partial " * 300
+    chunks = [text_chunk(p) for p in pieces(text, 40)] + [error_chunk()]
+    result, sink, delivery, _ = await drive(chunks, suppress_errors=True)
+    assert result.status == "error" and not result.error_shown
+    assert sink.embeds == {} and not any("interrupted" in t for t in sink.texts())
+    assert len(sink.texts()) == 2
+    await sink.clock.run(delivery.retract())
+    assert sink.texts() == [] and [op.kind for op in sink.ops].count("delete") == 2
+
+
+async def test_timeout_error_chunk_and_idle_timeout_become_timeout():
+    result, *_ = await drive([text_chunk("a"), error_chunk("timeout", "timeout")])
+    assert result.status == "timeout"
+    clock = VirtualClock()
+    result, sink, _, _ = await drive([text_chunk("slow")], gap=100.0, clock=clock, idle_timeout=30.0)
+    assert result.status == "timeout" and result.error.code == "stream_idle_timeout"
+    assert clock.now() < 100.0
+
+
+async def test_thoughts_and_serving_provider_are_recorded():
+    chunks = [
+        ProcessedChunk(type="text", content="", thoughts=[ThoughtLogEntry("raw", "step one, ", "openrouter")],
+                       serving_provider=" minimax "),
+        ProcessedChunk(type="text", content="Answer", thoughts=[ThoughtLogEntry("raw", "step two", "openrouter")],
+                       serving_provider="other"),
+        ProcessedChunk(type="done", thoughts=[ThoughtLogEntry("signature", "sig", "openrouter")]),
+    ]
+    result, *_ = await drive(chunks)
+    assert result.thoughts == [
+        ThoughtLogEntry("raw", "step one, step two", "openrouter"),
+        ThoughtLogEntry("signature", "sig", "openrouter"),
+    ]
+    assert result.serving_provider == "minimax" and result.status == "completed"
+
+
+async def test_it_never_raises_when_callbacks_or_the_sink_misbehave():
+    class BrokenSink(MemorySink):
+        async def edit(self, message, content):
+            raise RuntimeError("sink bug")
+
+    def explode() -> bool:
+        raise ValueError("callback bug")
+
+    clock = VirtualClock()
+    sink = BrokenSink(clock)
+    chunks = [text_chunk(p) for p in pieces("some words " * 30, 11)] + [done_chunk()]
+    result, sink, _, _ = await drive(
+        chunks, gap=0.5, clock=clock, sink=sink, should_stop=explode, follow_up=explode,
+        on_progress=explode, render_error=explode,
+    )
+    assert result.status == "completed"
+    assert result.delivery_failure == "internal"
+
+
+async def test_a_failing_chunk_iterator_becomes_an_error_result():
+    clock = VirtualClock()
+    sink = MemorySink(clock)
+
+    async def broken():
+        yield text_chunk("before ")
+        raise KeyError("adapter bug")
+
+    from stream.buffer import MessageDelivery
+    from stream.orchestrator import run_stream
+
+    delivery = MessageDelivery(sink, clock=clock)
+    result = await clock.run(run_stream(broken(), delivery, clock=clock))
+    assert result.status == "error" and result.error.code == "stream_internal"
+    assert sink.texts() == ["before\n\n*The response was interrupted by an error.*"]
+
+
+async def test_streaming_indicator_shows_while_text_comes_and_is_removed_at_the_end():
+    chunks = [text_chunk(f"w{i} ") for i in range(30)] + [done_chunk()]
+    result, sink, _, _ = await drive(chunks, gap=0.4)
+    contents = [op.content for op in sink.ops if op.kind in ("send", "edit")]
+    assert all(c.endswith(STREAMING_INDICATOR) for c in contents[:-1])
+    assert contents[-1] == result.text.strip()

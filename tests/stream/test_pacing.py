@@ -1,0 +1,53 @@
+"""The edit budget: never more than the limit per window, reserve for mandatory edits."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from stream.pacing import ChannelBudgets, EditBudget
+from stream.sink import RateLimitInfo
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.floats(min_value=0, max_value=3), st.booleans()), max_size=60))
+def test_operations_that_wait_their_delay_never_exceed_the_limit(requests):
+    budget = EditBudget()
+    now, times = 0.0, []
+    for gap, mandatory in requests:
+        now += gap
+        now += budget.delay(now, mandatory=mandatory)
+        budget.record(now)
+        times.append(now)
+    for i, start in enumerate(times):
+        assert sum(1 for t in times[i:] if t < start + budget.window) <= budget.limit
+
+
+def test_ordinary_edits_leave_the_reserve_for_the_final_edit():
+    budget = EditBudget(limit=5, window=5.0, reserve=1)
+    now = 0.0
+    for _ in range(4):
+        now += budget.delay(now)
+        budget.record(now)
+    assert budget.delay(now) > 0  # a fifth ordinary edit must wait...
+    assert budget.delay(now, mandatory=True) == 0  # ...the final edit need not
+
+
+def test_ordinary_edits_are_spread_evenly():
+    budget = EditBudget(limit=5, window=5.0, reserve=1)
+    budget.record(0.0)
+    assert abs(budget.delay(0.0) - (5.0 + budget.margin) / 4) < 1e-9
+
+
+def test_exhausted_headers_wait_for_the_reset():
+    budget = EditBudget()
+    budget.record(0.0)
+    budget.observe(RateLimitInfo(limit=5, remaining=0, reset_after=2.0), now=0.1)
+    assert budget.delay(0.2, mandatory=True) >= 1.9
+    assert budget.delay(2.5, mandatory=True) == 0
+
+
+def test_channels_get_their_own_shared_budget():
+    budgets = ChannelBudgets()
+    assert budgets.for_channel(1) is budgets.for_channel(1)
+    assert budgets.for_channel(1) is not budgets.for_channel(2)
