@@ -15,7 +15,13 @@ import openai
 
 from providers.error_description import describe_error
 from providers.errors import classify_error_body, classify_failure, error_fields
-from providers.openai_compat.normalize import END_OF_BODY, new_stream_state, process_event
+from providers.openai_compat.normalize import (
+    END_OF_BODY,
+    FAILURE,
+    fail,
+    new_stream_state,
+    process_event,
+)
 from providers.openai_compat.request import DEFAULT_BASE_URLS, FAMILY, build_request
 from providers.streaming import (
     SSEDecoder,
@@ -96,9 +102,13 @@ class OpenAICompatAdapter:
             response = await manager.__aenter__()
         try:
             decoder = SSEDecoder()
-            async for piece in with_inactivity_timeout(response.iter_bytes(), self.timeout):
-                for event in decoder.feed(piece):
-                    yield RawStreamChunk(event, provider, shared)
+            try:
+                async for piece in with_inactivity_timeout(response.iter_bytes(), self.timeout):
+                    for event in decoder.feed(piece):
+                        yield RawStreamChunk(event, provider, shared)
+            except Exception as exc:  # noqa: BLE001 - becomes held text + an error chunk
+                yield RawStreamChunk((FAILURE, exc), provider, shared)
+                return
             for event in decoder.finish():
                 yield RawStreamChunk(event, provider, shared)
             yield RawStreamChunk(END_OF_BODY, provider, shared)
@@ -110,6 +120,8 @@ class OpenAICompatAdapter:
         state = (raw.metadata or {}).get("stream")
         if state is None:
             raise ValueError("process_chunk needs a RawStreamChunk made by this adapter's start_stream")
+        if raw.data[0] == FAILURE:
+            return fail(state, self.handle_provider_error(raw.data[1]))
         return process_event(state, raw.data)
 
     def handle_provider_error(self, exc: BaseException) -> ProviderError:

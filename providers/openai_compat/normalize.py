@@ -17,6 +17,7 @@ from providers.errors import STREAM_INTERRUPTED, classify_error_body, classify_f
 from providers.openai_compat.request import REASONING_CONTENT_REPLAY
 from providers.streaming import SSEEvent
 from providers.text.json_repair import parse_tool_arguments
+from providers.text.reasoning_tags import find_trailing_tag_prefix
 from providers.text.spill_guard import ReasoningContentSpillGuard
 from providers.text.think_stripper import ThinkBlockContentStripper
 from providers.text.verbatim_tool_calls import VerbatimToolCallParser
@@ -30,6 +31,8 @@ from providers.types import (
 
 END_OF_BODY: SSEEvent = ("__end_of_body__", b"")
 """What the adapter feeds after the body's last byte when no `[DONE]` came."""
+FAILURE = "__failure__"
+"""Event name of `(FAILURE, exception)`: the transport failed while reading the body."""
 
 
 @dataclass(slots=True)
@@ -155,18 +158,32 @@ def _verbatim_call(state: StreamState, call: Any) -> FunctionCall:
     return FunctionCall(name=call.name, args=dict(call.args), id=f"verbatim_{state.verbatim_count}")
 
 
-def _flush_guards(state: StreamState, thoughts: list[ThoughtLogEntry], out: list) -> None:
-    """Release everything the guards hold (A9): held text is visible, open blocks are thoughts."""
+def _without_tag_fragment(text: str) -> str:
+    fragment = find_trailing_tag_prefix(text) if text else None
+    return text if fragment is None else text[: fragment.index]
+
+
+def _flush_guards(
+    state: StreamState, thoughts: list[ThoughtLogEntry], out: list, *, cut: bool = False
+) -> None:
+    """Release everything the guards hold (A9): held text is visible, open blocks are thoughts.
+
+    On a cut stream (`cut=True`) a trailing piece of a think tag (`<thi`) is not shown: the
+    stream did not end there, so it is neither known text nor a known tag.
+    """
     if not state.pending_flush:
         return
     state.pending_flush = False
     stripped = state.stripper.flush()
-    if stripped.thought_text:
-        thoughts.append(_raw(state, stripped.thought_text))
-        state.spill.observe_reasoning(stripped.thought_text)
+    thought, held = stripped.thought_text, stripped.visible_text
+    if cut:
+        thought, held = _without_tag_fragment(thought), _without_tag_fragment(held)
+    if thought:
+        thoughts.append(_raw(state, thought))
+        state.spill.observe_reasoning(thought)
     visible = ""
-    if stripped.visible_text:
-        guarded = state.spill.feed(stripped.visible_text)
+    if held:
+        guarded = state.spill.feed(held)
         if guarded.spilled_thought:
             thoughts.append(_raw(state, guarded.spilled_thought))
         visible = guarded.content
@@ -174,6 +191,12 @@ def _flush_guards(state: StreamState, thoughts: list[ThoughtLogEntry], out: list
     if state.verbatim is None:
         if visible:
             out.append(visible)
+        return
+    if cut:  # what the verbatim parser holds is a call still being written: withheld
+        if visible:
+            parsed = state.verbatim.feed(visible)
+            if parsed.visible_text:
+                out.append(parsed.visible_text)
         return
     if visible:
         parsed = state.verbatim.feed(visible)
@@ -311,8 +334,32 @@ def _done(state: StreamState, thoughts: list[ThoughtLogEntry], out: list) -> lis
     return chunks
 
 
+def release_held(state: StreamState) -> list[ProcessedChunk]:
+    """On an error ending, what the guards still hold is released as visible text (A9:
+    flushed however the stream ends; nothing visible is lost). A call the verbatim parser
+    could still resolve is withheld: a cut stream never dispatches a call."""
+    thoughts: list[ThoughtLogEntry] = []
+    out: list[Any] = []
+    _flush_guards(state, thoughts, out, cut=True)
+    return _materialize(state, thoughts, [s for s in out if isinstance(s, str)])
+
+
+def fail(state: StreamState, err: ProviderError) -> list[ProcessedChunk]:
+    """A failure outside the body (transport reset, inactivity timeout): held text, then the error."""
+    if state.ended:
+        return []
+    return [*release_held(state), _error_chunk(state, err)]
+
+
 def process_event(state: StreamState, event: SSEEvent) -> list[ProcessedChunk]:
     """One SSE event → zero or more chunks. Never raises on provider input."""
+    chunks = _process_event(state, event)
+    if chunks and chunks[-1].type == "error" and state.pending_flush:
+        chunks[-1:-1] = release_held(state)
+    return chunks
+
+
+def _process_event(state: StreamState, event: SSEEvent) -> list[ProcessedChunk]:
     if state.ended:
         return []
     name, data = event

@@ -368,3 +368,22 @@ async def test_tool_spec_schema_serializes(provider_server):
     spec = ToolSpec("roll", "Dice", {"type": "object", "properties": {"sides": {"type": "integer"}}})
     await run(provider_server, "custom", ChatRequest([Message("user", "roll")], tools=(spec,)))
     assert json.dumps(provider_server.requests[-1].json["tools"])
+
+
+@pytest.mark.parametrize("how", ["end_of_body", "transport_reset", "error_event"])
+async def test_held_text_is_released_when_the_stream_fails(provider_server, how):
+    """A9 and 'nothing visible is lost': text the spill guard was still judging is shown
+    even when the stream ends in an error, before the error chunk."""
+    events = [fx.chunk({"reasoning_content": "thinking hard"}),
+              fx.chunk({"content": "sure, here is the plan without a boundary yet"})]
+    if how == "error_event":
+        events.append({"error": {"message": "upstream failed", "type": "server_error", "code": 502}})
+    body = fx.sse_body(events, done=False)
+    reply = Reply(body=body)
+    if how == "transport_reset":  # the connection drops in the middle of the next event
+        reply = Reply(body=body + b'data: {"choices": [', cut_after_bytes=len(body) + 10)
+    provider_server.reply(reply)
+    out = await run(provider_server, "deepseek")
+    assert out.text == "sure, here is the plan without a boundary yet"
+    assert out.error is not None and out.error.retryable
+    assert out.last.type == "error"
