@@ -29,7 +29,13 @@ from stream.sink import (
     SinkForbidden,
     SinkUnavailable,
 )
-from stream.splitter import DISCORD_MESSAGE_LIMIT, LOOKAHEAD, split_message
+from stream.splitter import (
+    DISCORD_MESSAGE_LIMIT,
+    LOOKAHEAD,
+    fence_closer,
+    open_fence,
+    split_message,
+)
 
 log = logging.getLogger(__name__)
 
@@ -146,6 +152,18 @@ class MessageDelivery:
         if note:
             await self.add_note(note)
 
+    async def flush(self) -> None:
+        """Bring Discord up to date now, indicator kept: more text may follow (tool loop)."""
+        if self._finished or self.failure is not None:
+            return
+        await self._stop_editor()
+        self._task, self._closing = None, False
+        try:
+            await self._pump(final=False)
+        except Exception:  # noqa: BLE001 - delivery never raises into the turn
+            log.exception("flushing delivery failed")
+            self.failure = "internal"
+
     async def add_note(self, note: str) -> None:
         """Mark the answer (e.g. interrupted); only when something was posted, only once."""
         if self._noted or self.failure is not None or not self.messages or not self._finished:
@@ -246,13 +264,17 @@ class MessageDelivery:
             return
 
     def _render(self, content: str, *, final: bool) -> str:
+        """The final text, or the streaming view: an open fence closed so the code
+        renders as code while it grows, then the indicator."""
         if final:
             return content.strip()
         shown = content.rstrip()
         if not shown.strip():
             return ""
-        room = self._limit - len(self._indicator)
-        return shown[:room].strip() + self._indicator
+        fence = open_fence(shown)
+        closer = fence_closer(fence) if fence is not None else ""
+        room = self._limit - len(self._indicator) - len(closer)
+        return shown[:room].strip() + closer + self._indicator
 
     async def _deliver(self, content: str, *, mandatory: bool, segment: _Segment) -> bool:
         """One send or edit, retried per the sink's answer; False when it gave up."""

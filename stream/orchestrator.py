@@ -17,6 +17,7 @@ part of the result and is logged. Cancellation is the one thing it lets through.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterable, AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -116,8 +117,15 @@ async def run_stream(
     idle_timeout: float | None = None,
     clock: Clock | None = None,
     provider: str | None = None,
+    continue_after_calls: bool = False,
 ) -> StreamResult:
-    """Consume `chunks` into `delivery`; see the module docstring. Never raises."""
+    """Consume `chunks` into `delivery`; see the module docstring. Never raises.
+
+    `should_stop` and `follow_up` are polled before each chunk. With
+    `continue_after_calls`, a `function_call` outcome only flushes the delivery (the
+    indicator stays) so the tool loop can stream the next response into the same
+    messages; the turn then finishes the delivery itself.
+    """
     thoughts = _Thoughts()
     calls: list[FunctionCall] = []
     error: ProviderError | None = None
@@ -177,6 +185,9 @@ async def run_stream(
             if error is not None:
                 break
     except asyncio.CancelledError:
+        # Cancelled from outside: still take the indicator off what was said.
+        with contextlib.suppress(BaseException):
+            await asyncio.shield(delivery.finish())
         raise
     except Exception:  # noqa: BLE001 - the contract: a bug becomes a result
         log.exception("stream iteration failed")
@@ -197,6 +208,8 @@ async def run_stream(
             await delivery.finish(note=interrupted_note(locale) if partial else None)
             embed = _render(render_error, error, locale)
             shown = await delivery.send_embed(embed) is not None
+        elif continue_after_calls and calls and status is None:
+            await delivery.flush()
         else:
             await delivery.finish()
     except Exception:  # noqa: BLE001 - delivery problems are reported, not raised

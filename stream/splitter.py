@@ -23,8 +23,9 @@ LOOKAHEAD = 8
 # Cuts before this fraction of the limit are used only when nothing later fits.
 MIN_FRACTION = 0.5
 
-_FENCE_OPEN = re.compile(r" {0,3}(`{3,})([^`]*)")
-_FENCE_CLOSE = re.compile(r" {0,3}(`{3,})[ \t]*")
+# Discord ignores indentation, and models indent fences inside list items: any indent.
+_FENCE_OPEN = re.compile(r"[ \t]*(`{3,})([^`]*)")
+_FENCE_CLOSE = re.compile(r"[ \t]*(`{3,})[ \t]*")
 _TABLE_DELIMITER = re.compile(r" {0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)+\|?\s*|\s*\|\s*:?-+:?\s*\|?\s*")
 _SENTENCE_END = frozenset(".!?")
 _CJK_SENTENCE_END = frozenset("。！？")
@@ -230,6 +231,12 @@ def _make(text: str, end: int, cut: int, fence: _Fence) -> Split:
         head = head.rstrip("\n") + fence_closer(fence)
         reopen = fence_reopener(fence)
     return Split(head=head, rest=reopen + text[cut:], end=end, cut=cut, reopen=reopen)
+
+
+def open_fence(text: str) -> _Fence:
+    """The fence still open at the end of `text` (None when every fence is closed)."""
+    lines = _scan_lines(text)
+    return lines[-1].fence if lines else None
 
 
 def split_all(text: str, limit: int = DISCORD_MESSAGE_LIMIT) -> list[str]:

@@ -10,7 +10,7 @@ from stream.buffer import MessageDelivery
 from stream.orchestrator import StreamResult, run_stream
 from tests.stream.fakes import MemorySink, VirtualClock
 
-FENCE_LINE = re.compile(r"^ {0,3}```", re.MULTILINE)
+FENCE_LINE = re.compile(r"^[ \t]*```", re.MULTILINE)
 
 
 def text_chunk(content: str) -> ProcessedChunk:

@@ -235,3 +235,19 @@ def test_final_messages_do_not_depend_on_chunking(text, sizes, gap):
         return asyncio.run(go())
 
     assert final_messages(chunked()) == final_messages([text])
+
+
+async def test_an_open_code_fence_renders_closed_while_streaming():
+    chunks = [text_chunk("Code:\n```py\n"), text_chunk("x = 1\n"), text_chunk("y = 2\n"),
+              text_chunk("```\nDone"), done_chunk()]
+    result, sink, _, _ = await drive(chunks, gap=1.5)
+    streaming = [op.content for op in sink.ops if op.kind in ("send", "edit")][:-1]
+    assert "Code:\n```py\nx = 1\n```" + STREAMING_INDICATOR in streaming
+    assert all(len(FENCE_LINE.findall(c)) % 2 == 0 for c in streaming)
+    assert sink.texts() == ["Code:\n```py\nx = 1\ny = 2\n```\nDone"]
+
+
+async def test_mentions_in_model_text_are_delivered_unchanged():
+    text = "@everyone look, <@123> and <@&456> said hi"
+    result, sink, _, _ = await drive([text_chunk(text), done_chunk()])
+    assert sink.texts() == [text]  # the sink's allowed_mentions, not rewriting, stops pings

@@ -179,3 +179,58 @@ async def test_streaming_indicator_shows_while_text_comes_and_is_removed_at_the_
     contents = [op.content for op in sink.ops if op.kind in ("send", "edit")]
     assert all(c.endswith(STREAMING_INDICATOR) for c in contents[:-1])
     assert contents[-1] == result.text.strip()
+
+
+async def test_tool_loop_can_continue_in_the_same_messages():
+    clock = VirtualClock()
+    sink = MemorySink(clock)
+    from stream.buffer import MessageDelivery
+    from stream.orchestrator import run_stream
+
+    delivery = MessageDelivery(sink, clock=clock)
+
+    async def turn():
+        first = await run_stream(
+            _aiter([text_chunk("Checking the time. "), call_chunk("get_time"), done_chunk()]),
+            delivery, clock=clock, continue_after_calls=True,
+        )
+        assert first.status == "function_call"
+        assert sink.texts() == ["Checking the time." + STREAMING_INDICATOR]
+        return await run_stream(_aiter([text_chunk("It is noon."), done_chunk()]), delivery, clock=clock)
+
+    second = await clock.run(turn())
+    assert second.status == "completed"
+    assert sink.texts() == ["Checking the time. It is noon."]
+    assert [op.kind for op in sink.ops].count("send") == 1
+
+
+async def test_cancellation_still_removes_the_indicator():
+    import asyncio
+
+    clock = VirtualClock()
+    sink = MemorySink(clock)
+    from stream.buffer import MessageDelivery
+    from stream.orchestrator import run_stream
+
+    delivery = MessageDelivery(sink, clock=clock)
+
+    async def endless():
+        yield text_chunk("so far")
+        await clock.sleep(1000)
+
+    async def scenario():
+        task = asyncio.ensure_future(run_stream(endless(), delivery, clock=clock))
+        await clock.sleep(5)
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            return "cancelled"
+
+    assert await clock.run(scenario()) == "cancelled"
+    assert sink.texts() == ["so far"]
+
+
+async def _aiter(chunks):
+    for chunk in chunks:
+        yield chunk

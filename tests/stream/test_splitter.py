@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from stream.splitter import LOOKAHEAD, split_all, split_message
 
-FENCE_LINE = re.compile(r"^ {0,3}```", re.MULTILINE)
+FENCE_LINE = re.compile(r"^[ \t]*```", re.MULTILINE)
 
 
 def fence_lines(text: str) -> int:
