@@ -66,6 +66,8 @@ _BALANCE = _rx(
     r"\bexceeded your current quota\b",
     r"\binsufficient_quota\b",
     r"\bbilling hard limit has been reached\b",
+    # Anthropic's wording of an exhausted prepaid balance (a 400 invalid_request_error).
+    r"\bcredit balance is too low\b",
     # Z.ai's mainland wording of the same 1113 error ("balance insufficient", "recharge").
     r"余额不足",
     r"无可用资源包",

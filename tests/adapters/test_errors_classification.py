@@ -266,6 +266,8 @@ CLASSIFIER_CASES = [
     (perr("x", code="1113"), {"balance"}),
     (perr("余额不足或无可用资源包,请充值。", code="1113"), {"balance"}),
     (perr("Billing hard limit has been reached"), {"balance"}),
+    (perr("Your credit balance is too low to access the Anthropic API. Please go to Plans & "
+          "Billing to upgrade or purchase credits."), {"balance"}),
     (perr("x", code="insufficient_user_quota"), {"balance"}),
     (perr("This request requires more credits, or fewer max_tokens. You can only afford 100"),
      {"afford"}),
