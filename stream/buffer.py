@@ -301,9 +301,10 @@ class MessageDelivery:
                 segment.shown = content
                 return True
             except MessageGone:
-                # Deleted under us: the same content goes out as a new message.
+                # Deleted under us: the same content goes out as a new message, paced.
                 segment.message, segment.shown = None, ""
                 attempts += 1
+                mandatory = True
             except SinkUnavailable:
                 attempts += 1
                 self._retry_at = self._clock.now() + self._backoff * 2 ** (attempts - 1)

@@ -6,6 +6,10 @@ cut off at the end of a chunk is held until the next chunk decides it, so the vi
 text and the captured blocks do not depend on how the text was chunked. A stray think
 closer outside a block is dropped (text already shown is never taken back); a stray
 `</details>` is ordinary text. A block still open when the stream ends is captured.
+
+Tags inside code are the model's content, not markup: a tag in a fenced code block or
+in an open inline code span (`<details>` explained in prose) is left visible, so a code
+example is never mangled and an explanation never disappears into an unclosed block.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from providers.text.reasoning_tags import (
     find_think_close,
     find_trailing_tag_prefix,
 )
+from stream.splitter import FENCE_CLOSE_RE, FENCE_OPEN_RE
 
 BlockKind = Literal["think", "details"]
 
@@ -30,6 +35,7 @@ _DETAILS_ANY_RE = re.compile(r"<details(?:\s[^<>]*)?>|</details\s*>", re.IGNOREC
 MAX_DETAILS_FRAGMENT = 256
 _DETAILS_WORDS = ("<details", "</details")
 _PARTIAL_DETAILS_RE = re.compile(r"<details\s[^<>]*\Z|</details\s*\Z", re.IGNORECASE | re.ASCII)
+_BACKTICK_RUN = re.compile(r"`+")
 
 
 @dataclass(slots=True, frozen=True)
@@ -55,13 +61,62 @@ def _held_from(text: str) -> int:
     return hold
 
 
+class _CodeContext:
+    """Whether the visible text emitted so far ends inside code (fence or inline span)."""
+
+    __slots__ = ("fence", "_line")
+
+    def __init__(self) -> None:
+        self.fence: str | None = None  # the backtick run of the open fence
+        self._line: list[str] = []  # the current, unfinished line
+
+    def advance(self, text: str) -> None:
+        start = 0
+        while True:
+            newline = text.find("\n", start)
+            if newline < 0:
+                if start < len(text):
+                    self._line.append(text[start:])
+                return
+            self._line.append(text[start:newline])
+            self._end_line("".join(self._line))
+            self._line = []
+            start = newline + 1
+
+    def _end_line(self, line: str) -> None:
+        if self.fence is None:
+            opener = FENCE_OPEN_RE.fullmatch(line)
+            if opener:
+                self.fence = opener.group(1)
+        else:
+            closer = FENCE_CLOSE_RE.fullmatch(line)
+            if closer and len(closer.group(1)) >= len(self.fence):
+                self.fence = None
+
+    def in_code(self) -> bool:
+        if self.fence is not None:
+            return True
+        if not self._line:
+            return False
+        # An inline code span opens with a backtick run and closes with a run as long.
+        open_run = 0
+        for run in _BACKTICK_RUN.finditer("".join(self._line)):
+            length = run.end() - run.start()
+            if open_run == 0:
+                open_run = length
+            elif length == open_run:
+                open_run = 0
+        return open_run != 0
+
+
 class BlockCapture:
     """Streaming filter: `feed(text)` returns the visible part, blocks go to `.blocks`."""
 
-    __slots__ = ("blocks", "_held", "_mode", "_inner", "_depth")
+    __slots__ = ("blocks", "_held", "_mode", "_inner", "_depth", "_code")
 
     def __init__(self) -> None:
         self.blocks: list[CapturedBlock] = []
+        self._code = _CodeContext()
         self._held = ""
         self._mode: BlockKind | None = None
         self._inner: list[str] = []
@@ -70,6 +125,7 @@ class BlockCapture:
     def feed(self, text: str) -> str:
         """Visible text released by this chunk (possibly empty while a tag is undecided)."""
         if not self._held and self._mode is None and "<" not in text:
+            self._code.advance(text)
             return text
         buffer = self._held + text
         self._held = ""
@@ -109,16 +165,23 @@ class BlockCapture:
         if match is None:
             rest = buffer[position:]
             hold = len(rest) if final else _held_from(rest)
-            out.append(rest[:hold])
+            self._emit(rest[:hold], out)
             self._held = rest[hold:]
             return -1
-        out.append(buffer[position : match.start()])
-        if match is details:
+        self._emit(buffer[position : match.start()], out)
+        if self._code.in_code():
+            self._emit(match.group(0), out)  # markup written inside code is content
+        elif match is details:
             self._mode, self._depth = "details", 1
         elif THINK_CLOSE_RE.fullmatch(match.group(0)) is None:
             self._mode = "think"
         # else: a stray think closer, dropped.
         return match.end()
+
+    def _emit(self, text: str, out: list[str]) -> None:
+        if text:
+            out.append(text)
+            self._code.advance(text)
 
     def _scan_think(self, buffer: str, position: int, final: bool) -> int:
         close = find_think_close(buffer, position)

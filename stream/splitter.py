@@ -24,8 +24,8 @@ LOOKAHEAD = 8
 MIN_FRACTION = 0.5
 
 # Discord ignores indentation, and models indent fences inside list items: any indent.
-_FENCE_OPEN = re.compile(r"[ \t]*(`{3,})([^`]*)")
-_FENCE_CLOSE = re.compile(r"[ \t]*(`{3,})[ \t]*")
+FENCE_OPEN_RE = re.compile(r"[ \t]*(`{3,})([^`]*)")
+FENCE_CLOSE_RE = re.compile(r"[ \t]*(`{3,})[ \t]*")
 _TABLE_DELIMITER = re.compile(r" {0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)+\|?\s*|\s*\|\s*:?-+:?\s*\|?\s*")
 _SENTENCE_END = frozenset(".!?")
 _CJK_SENTENCE_END = frozenset("。！？")
@@ -73,7 +73,7 @@ def _scan_lines(window: str) -> list[_Line]:
             end = size
         body = window[start:end]
         if open_fence is None:
-            match = _FENCE_OPEN.fullmatch(body)
+            match = FENCE_OPEN_RE.fullmatch(body)
             if match:
                 open_fence = (match.group(1), match.group(2).strip())
                 kind = "fence_open"
@@ -82,7 +82,7 @@ def _scan_lines(window: str) -> list[_Line]:
             else:
                 kind = "prose"
         else:
-            match = _FENCE_CLOSE.fullmatch(body)
+            match = FENCE_CLOSE_RE.fullmatch(body)
             if match and len(match.group(1)) >= len(open_fence[0]):
                 open_fence = None
                 kind = "fence_close"

@@ -56,6 +56,17 @@ def test_stray_think_closer_is_dropped_and_unterminated_block_is_captured():
     assert blocks == [CapturedBlock("think", "still thinking")]
 
 
+def test_tags_inside_code_are_content():
+    text = (
+        "Use the `<details>` element like this:\n```html\n<details><summary>More</summary>"
+        "Body</details>\n<think>not mine</think>\n```\nand ``a <think> b`` stays. <think>mine</think>Done"
+    )
+    for size in (1, 3, len(text)):
+        visible, blocks = run([text[i : i + size] for i in range(0, len(text), size)])
+        assert visible == text.replace("<think>mine</think>", "")
+        assert blocks == [CapturedBlock("think", "mine")]
+
+
 def test_fast_path_returns_text_without_tags_unchanged():
     capture = BlockCapture()
     assert capture.feed("plain text, no tags") == "plain text, no tags"
@@ -64,7 +75,8 @@ def test_fast_path_returns_text_without_tags_unchanged():
 pieces_of_text = st.lists(
     st.sampled_from(
         ["<think>", "</think>", "<ns:think>", "</NS:think>", "<details>", "<details open>",
-         "</details>", "<summary>s</summary>", "<", "</", "<b>", "a", "b c", "\n", "3 < 4", "x"]
+         "</details>", "<summary>s</summary>", "<", "</", "<b>", "a", "b c", "\n", "3 < 4", "x",
+         "`", "``", "\n```html\n", "\n```\n"]
     ),
     max_size=40,
 ).map("".join)
