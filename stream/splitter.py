@@ -13,6 +13,7 @@ text would get: the split does not depend on how the text arrived.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -27,6 +28,7 @@ MIN_FRACTION = 0.5
 FENCE_OPEN_RE = re.compile(r"[ \t]*(`{3,})([^`]*)")
 FENCE_CLOSE_RE = re.compile(r"[ \t]*(`{3,})[ \t]*")
 _TABLE_DELIMITER = re.compile(r" {0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)+\|?\s*|\s*\|\s*:?-+:?\s*\|?\s*")
+_BACKTICK_RUN = re.compile(r"`+")
 _SENTENCE_END = frozenset(".!?")
 _CJK_SENTENCE_END = frozenset("。！？")
 
@@ -175,8 +177,26 @@ def split_message(text: str, limit: int = DISCORD_MESSAGE_LIMIT) -> Split | None
     return _make(text, *max(candidates, key=lambda c: c[2])[2:])
 
 
+def _code_spans(window: str, line: _Line) -> list[tuple[int, int]]:
+    """Inline code spans of a line: a backtick run up to the next run of the same length
+    (an opener that never closes is literal backticks, not a span)."""
+    spans: list[tuple[int, int]] = []
+    runs = [(m.start(), m.end()) for m in _BACKTICK_RUN.finditer(window, line.start, line.end)]
+    index = 0
+    while index < len(runs):
+        start, end = runs[index]
+        for later in range(index + 1, len(runs)):
+            if runs[later][1] - runs[later][0] == end - start:
+                spans.append((start, runs[later][1]))
+                index = later
+                break
+        index += 1
+    return spans
+
+
 def _inline_candidates(window: str, line: _Line, admit: Callable[[int, int, int, _Fence], None]) -> None:
-    """Sentence ends and spaces inside one prose line."""
+    """Sentence ends and spaces inside one prose line, never inside inline code."""
+    spans = _code_spans(window, line) if "`" in window[line.start : line.end] else []
     position = line.start
     while position < line.end:
         char = window[position]
@@ -184,14 +204,16 @@ def _inline_candidates(window: str, line: _Line, admit: Callable[[int, int, int,
             run_end = position
             while run_end < line.end and window[run_end] in " \t":
                 run_end += 1
-            if run_end < line.end and position > line.start:
+            inside = any(start < position < end for start, end in spans)
+            if run_end < line.end and position > line.start and not inside:
                 before = window[position - 1]
                 category = _SENTENCE if before in _SENTENCE_END else _WORD
                 admit(category, position, run_end, None)
             position = run_end
             continue
         if char in _CJK_SENTENCE_END and position + 1 < line.end:
-            admit(_SENTENCE, position + 1, position + 1, None)
+            if not any(start < position < end for start, end in spans):
+                admit(_SENTENCE, position + 1, position + 1, None)
         position += 1
 
 
@@ -219,9 +241,30 @@ def _hard_cut(text: str, lines: list[_Line], limit: int) -> Split:
         if fence is not None and end + len(fence_closer(fence)) > limit:
             end = max(1, limit - len(fence_closer(fence)))
             continue
-        return _make(text, end, end, fence)
+        end = _grapheme_safe(text, end)
+        return _make(text, end, end, _fence_at(lines, end)[1])
     line, fence = _fence_at(lines, end)
     return _make(text, end, end, fence)
+
+
+def _joins(char: str) -> bool:
+    """Characters that belong to the character before them (marks, joiners, modifiers)."""
+    code = ord(char)
+    return (
+        unicodedata.combining(char) != 0
+        or unicodedata.category(char) in ("Mn", "Me", "Mc")
+        or char in "\u200d\ufe0e\ufe0f"
+        or 0x1F3FB <= code <= 0x1F3FF  # skin tone modifiers
+        or 0xE0020 <= code <= 0xE007F  # tag characters (flag sequences)
+    )
+
+
+def _grapheme_safe(text: str, end: int) -> int:
+    """Move a hard cut back so it does not split a user-perceived character."""
+    floor = max(1, end - 16)
+    while end > floor and end < len(text) and (_joins(text[end]) or text[end - 1] == "\u200d"):
+        end -= 1
+    return end
 
 
 def _make(text: str, end: int, cut: int, fence: _Fence) -> Split:

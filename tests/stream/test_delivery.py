@@ -8,8 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from stream.buffer import STREAMING_INDICATOR, MessageDelivery
+from stream.capture import BlockCapture
 from stream.pacing import ChannelBudgets
 from stream.sink import MessageGone, SinkForbidden, SinkUnavailable
+from stream.splitter import split_all
 from tests.stream.fakes import MemorySink, VirtualClock
 from tests.stream.helpers import (
     FENCE_LINE,
@@ -44,6 +46,8 @@ async def test_fast_6000_character_stream_with_a_code_fence():
     assert sink.violations == 0 and sink.invalid == []
     reopened = [m for m in messages if m.startswith("```python\n")]
     assert reopened, "the fence was cut and reopened with its language"
+    # Exactly what the splitter makes of the whole text: streaming changed nothing.
+    assert messages == [p.strip() for p in split_all(text)]
 
 
 async def test_first_text_is_sent_as_a_reply_at_once():
@@ -170,8 +174,6 @@ async def test_two_replies_in_one_channel_share_its_budget():
 
 
 def _split(text: str) -> list[str]:
-    from stream.splitter import split_all
-
     return [p.strip() for p in split_all(text)]
 
 
@@ -234,7 +236,10 @@ def test_final_messages_do_not_depend_on_chunking(text, sizes, gap):
 
         return asyncio.run(go())
 
-    assert final_messages(chunked()) == final_messages([text])
+    capture = BlockCapture()
+    visible = capture.feed(text) + capture.flush()
+    expected = [p.strip() for p in split_all(visible, 150) if p.strip()]
+    assert final_messages(chunked()) == final_messages([text]) == expected
 
 
 async def test_an_open_code_fence_renders_closed_while_streaming():

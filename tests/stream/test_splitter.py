@@ -156,3 +156,19 @@ def test_cjk_sentence_ends_are_boundaries():
     text = "あ" * 1500 + "。" + "い" * 900
     split = split_message(text)
     assert split.end == 1501 and split.head.endswith("。")
+
+
+def test_word_cuts_avoid_inline_code_spans():
+    text = "lead " + "x" * 1500 + " then `a span with many spaces inside it` " + "y" * 600
+    split = split_message(text)
+    span_start = text.index("`")
+    assert split.end <= span_start or split.end >= text.index("`", span_start + 1) + 1
+
+
+def test_hard_cut_never_splits_an_emoji_sequence():
+    family = "👨\u200d👩\u200d👧"
+    for offset in range(5):
+        text = "a" * offset + family * 700
+        pieces = split_all(text)
+        assert len(pieces) == 2 and "".join(pieces) == text
+        assert pieces[1].startswith("👨\u200d") and pieces[0].endswith("👧")
