@@ -323,7 +323,7 @@ class MessageDelivery:
                     future.set_result(None)
                 self._observe()
             if attempts >= self._max_attempts:
-                self.failure = "unavailable"
+                self.failure = "gone" if segment.message is None and mandatory else "unavailable"
                 return False
 
     async def _wait_budget(self, *, mandatory: bool) -> None:

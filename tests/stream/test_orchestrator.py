@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from providers.types import ProcessedChunk, ThoughtLogEntry
-from stream.buffer import STREAMING_INDICATOR
+from stream.buffer import STREAMING_INDICATOR, MessageDelivery
+from stream.orchestrator import run_stream
 from stream.sink import EmbedSpec
 from stream.usage import Usage
 from tests.stream.fakes import MemorySink, VirtualClock
@@ -164,9 +171,6 @@ async def test_a_failing_chunk_iterator_becomes_an_error_result():
         yield text_chunk("before ")
         raise KeyError("adapter bug")
 
-    from stream.buffer import MessageDelivery
-    from stream.orchestrator import run_stream
-
     delivery = MessageDelivery(sink, clock=clock)
     result = await clock.run(run_stream(broken(), delivery, clock=clock))
     assert result.status == "error" and result.error.code == "stream_internal"
@@ -184,9 +188,6 @@ async def test_streaming_indicator_shows_while_text_comes_and_is_removed_at_the_
 async def test_tool_loop_can_continue_in_the_same_messages():
     clock = VirtualClock()
     sink = MemorySink(clock)
-    from stream.buffer import MessageDelivery
-    from stream.orchestrator import run_stream
-
     delivery = MessageDelivery(sink, clock=clock)
 
     async def turn():
@@ -205,13 +206,8 @@ async def test_tool_loop_can_continue_in_the_same_messages():
 
 
 async def test_cancellation_still_removes_the_indicator():
-    import asyncio
-
     clock = VirtualClock()
     sink = MemorySink(clock)
-    from stream.buffer import MessageDelivery
-    from stream.orchestrator import run_stream
-
     delivery = MessageDelivery(sink, clock=clock)
 
     async def endless():
@@ -234,3 +230,60 @@ async def test_cancellation_still_removes_the_indicator():
 async def _aiter(chunks):
     for chunk in chunks:
         yield chunk
+
+
+chunk_specs = st.lists(
+    st.one_of(
+        st.tuples(st.just("text"), st.sampled_from(["Hi", " there", "\n\n", "<think>t</think>", "x" * 70, " "])),
+        st.tuples(st.just("call"), st.sampled_from(["a", "b", "c"])),
+        st.tuples(st.just("usage"), st.integers(min_value=0, max_value=99)),
+        st.tuples(st.just("error"), st.sampled_from(["timeout", "rate_limit", "api_error"])),
+    ),
+    max_size=25,
+)
+
+
+@settings(max_examples=120, deadline=None)
+@given(chunk_specs, st.booleans())
+def test_outcome_follows_the_chunks(specs, suppress):
+    chunks, expected_calls, visible_before_error, error_kind, last_usage = [], [], [], None, None
+    for kind, value in specs:
+        if kind == "text":
+            chunks.append(text_chunk(value))
+        elif kind == "call":
+            chunks.append(call_chunk(value))
+        elif kind == "usage":
+            chunks.append(done_chunk(usage={"prompt_tokens": 1, "completion_tokens": value}))
+        else:
+            chunks.append(error_chunk(value, value))
+        if error_kind is None:
+            if kind == "text":
+                visible_before_error.append(value)
+            elif kind == "call":
+                expected_calls.append(value)
+            elif kind == "usage":
+                last_usage = value
+            elif kind == "error":
+                error_kind = value
+
+    async def go():
+        clock = VirtualClock(settle=20)
+        return await drive(chunks, gap=0.3, clock=clock, sink=MemorySink(clock, latency=0.02),
+                           delivery_args={"limit": 120}, suppress_errors=suppress)
+
+    result, sink, _, _ = asyncio.run(go())
+    visible = "".join(visible_before_error).replace("<think>t</think>", "")
+    assert result.text == visible
+    assert [c.name for c in result.function_calls] == expected_calls
+    if error_kind is not None:
+        assert result.status == ("timeout" if error_kind == "timeout" else "error")
+        assert result.error_shown is not suppress
+    elif expected_calls:
+        assert result.status == "function_call"
+    else:
+        assert result.status == ("completed" if visible.strip() else "empty_response")
+    if last_usage is not None:
+        assert result.usage.completion_tokens == last_usage
+    assert sink.violations == 0 and sink.invalid == []
+    shown = "".join(sink.texts()).replace("*The response was interrupted by an error.*", "")
+    assert re.sub(r"\s+", "", shown) == re.sub(r"\s+", "", visible)
