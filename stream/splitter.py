@@ -26,7 +26,7 @@ MIN_FRACTION = 0.5
 
 # Discord ignores indentation, and models indent fences inside list items: any indent.
 FENCE_OPEN_RE = re.compile(r"[ \t]*(`{3,})([^`]*)")
-FENCE_CLOSE_RE = re.compile(r"[ \t]*(`{3,})[ \t]*")
+FENCE_CLOSE_RE = re.compile(r"[ \t]*(`{3,})[ \t\r]*")
 _TABLE_DELIMITER = re.compile(r" {0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)+\|?\s*|\s*\|\s*:?-+:?\s*\|?\s*")
 _BACKTICK_RUN = re.compile(r"`+")
 _SENTENCE_END = frozenset(".!?")
