@@ -234,12 +234,14 @@ class MessageDelivery:
             await task
 
     async def _pump(self, *, final: bool) -> None:
-        """Bring Discord up to date: finish overgrown messages, then one edit."""
+        """Bring Discord up to date: finish overgrown messages, then one edit.
+
+        The text is rendered only once an edit is due (sizes decide the rest)."""
         while self.failure is None:
-            content = self._content()
-            if len(content) > self._limit and (final or len(content) >= self._limit + LOOKAHEAD):
-                split = split_message(content, self._limit)
-                if split is None:  # pragma: no cover - len(content) > limit guarantees a split
+            size = len(self._prefix) + self._length - self._seg_start
+            if size > self._limit and (final or size >= self._limit + LOOKAHEAD):
+                split = split_message(self._content(), self._limit)
+                if split is None:  # pragma: no cover - size > limit guarantees a split
                     return
                 head = split.head.strip()
                 if head and head != self._seg.shown:
@@ -250,16 +252,16 @@ class MessageDelivery:
                 self._done.append(self._seg)
                 self._seg = _Segment()
                 continue
-            display = self._render(content, final=final)
-            if not display or display == self._seg.shown:
-                return
             mandatory = final or self._seg.message is None
             if not mandatory:
                 now = self._clock.now()
                 delay = max(self._budget.delay(now), self._retry_at - now)
                 if delay > 0:
                     await self._clock.sleep(delay)
-                    continue  # render the newest text after waiting
+                    continue  # newer text may have arrived while waiting
+            display = self._render(self._content(), final=final)
+            if not display or display == self._seg.shown:
+                return
             await self._deliver(display, mandatory=mandatory, segment=self._seg)
             return
 
