@@ -29,6 +29,7 @@ FENCE_OPEN_RE = re.compile(r"[ \t]*(`{3,})([^`]*)")
 FENCE_CLOSE_RE = re.compile(r"[ \t]*(`{3,})[ \t\r]*")
 _TABLE_DELIMITER = re.compile(r" {0,3}\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)+\|?\s*|\s*\|\s*:?-+:?\s*\|?\s*")
 _BACKTICK_RUN = re.compile(r"`+")
+_HEADING = re.compile(r"[ \t]{0,3}#{1,6}[ \t]")
 _SENTENCE_END = frozenset(".!?")
 _CJK_SENTENCE_END = frozenset("。！？")
 
@@ -159,7 +160,11 @@ def split_message(text: str, limit: int = DISCORD_MESSAGE_LIMIT) -> Split | None
             cut = line.end + 1 if in_code else run_end
             category = _PARAGRAPH if run_end - line.end >= 2 else _LINE
             inside_table = line.kind == "table" and nxt.kind == "table"
-            admit(table_cuts if inside_table else candidates, category, line.end, cut, line.fence)
+            # A heading belongs with what follows it: end a message after one only if
+            # nothing else fits.
+            heading = line.kind == "prose" and _HEADING.match(window, line.start, line.end)
+            held_back = inside_table or heading
+            admit(table_cuts if held_back else candidates, category, line.end, cut, line.fence)
         if line.kind == "prose":
             _inline_candidates(window, line, lambda *a: admit(candidates, *a))
     if lines[-1].kind == "prose":

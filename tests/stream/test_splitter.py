@@ -172,3 +172,10 @@ def test_hard_cut_never_splits_an_emoji_sequence():
         pieces = split_all(text)
         assert len(pieces) == 2 and "".join(pieces) == text
         assert pieces[1].startswith("👨\u200d") and pieces[0].endswith("👧")
+
+
+def test_a_message_does_not_end_with_a_heading():
+    text = "intro words. " * 100 + "\n\n## Next part\n\n" + "body words here. " * 80
+    split = split_message(text)
+    assert not split.head.rstrip().endswith("## Next part")
+    assert split.rest.startswith("## Next part") or "## Next part" in split.head
