@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterable, AsyncIterator, Callable
+from collections.abc import AsyncIterable, Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -27,9 +27,10 @@ from providers.i18n import t
 from providers.types import FunctionCall, ProcessedChunk, ProviderError, ThoughtLogEntry
 from stream.buffer import MessageDelivery
 from stream.capture import CapturedBlock
-from stream.clock import Clock, MonotonicClock
+from stream.clock import Clock
+from stream.consumer import ChunkConsumer
 from stream.sink import EmbedSpec, SentMessage
-from stream.usage import Usage, merge_usage, normalize_usage
+from stream.usage import Usage
 
 log = logging.getLogger(__name__)
 
@@ -64,31 +65,6 @@ class StreamResult:
     chunks: int = 0
 
 
-class _Thoughts:
-    """Per-chunk thought entries merged into runs of the same kind and provider."""
-
-    __slots__ = ("_runs",)
-
-    def __init__(self) -> None:
-        self._runs: list[tuple[str, str, list[str]]] = []
-
-    def add(self, entries: list[ThoughtLogEntry]) -> None:
-        for entry in entries:
-            last = self._runs[-1] if self._runs else None
-            mergeable = entry.kind in ("raw", "summary")
-            if last is not None and mergeable and last[0] == entry.kind and last[1] == entry.provider:
-                last[2].append(entry.text)
-            else:
-                self._runs.append((entry.kind, entry.provider, [entry.text]))
-
-    def entries(self) -> list[ThoughtLogEntry]:
-        return [ThoughtLogEntry(kind, "".join(parts), provider) for kind, provider, parts in self._runs]  # type: ignore[arg-type]
-
-
-class _IdleTimeout(Exception):
-    """No chunk arrived within the idle timeout."""
-
-
 def interrupted_note(locale: Any = None) -> str:
     """The italic line that marks an answer cut short by an error."""
     return f"*{t('chat.interrupted', locale)}*"
@@ -110,6 +86,8 @@ async def run_stream(
     *,
     should_stop: Callable[[], bool] | None = None,
     follow_up: Callable[[], bool] | None = None,
+    stop_event: asyncio.Event | None = None,
+    follow_up_event: asyncio.Event | None = None,
     on_progress: Callable[[], object] | None = None,
     suppress_errors: bool = False,
     locale: Any = None,
@@ -121,86 +99,33 @@ async def run_stream(
 ) -> StreamResult:
     """Consume `chunks` into `delivery`; see the module docstring. Never raises.
 
-    `should_stop` and `follow_up` are polled before each chunk. With
+    `should_stop` and `follow_up` are polled before each chunk. `stop_event` and
+    `follow_up_event` also interrupt a provider that sends nothing (a reasoning model
+    thinking silently): setting one ends the stream at once. With
     `continue_after_calls`, a `function_call` outcome only flushes the delivery (the
     indicator stays) so the tool loop can stream the next response into the same
     messages; the turn then finishes the delivery itself.
     """
-    thoughts = _Thoughts()
-    calls: list[FunctionCall] = []
-    error: ProviderError | None = None
-    usage: Usage | None = None
-    finish_reason: str | None = None
-    serving: str | None = None
-    status: StreamStatus | None = None
-    count = 0
-    iterator: AsyncIterator[ProcessedChunk] | None = None
+    consumer = ChunkConsumer(
+        delivery, should_stop=should_stop, follow_up=follow_up, on_progress=on_progress,
+        idle_timeout=idle_timeout, clock=clock, provider=provider,
+    )
     try:
-        iterator = aiter(chunks)
-        while True:
-            if _poll(should_stop, "should_stop"):
-                status = "stopped_by_user"
-                break
-            if _poll(follow_up, "follow_up"):
-                status = "follow_up_interrupt"
-                break
-            try:
-                chunk = await _next(iterator, idle_timeout, clock)
-            except StopAsyncIteration:
-                break
-            except _IdleTimeout:
-                error = ProviderError(
-                    type="timeout",
-                    message=f"no data from the provider for {idle_timeout:g} seconds",
-                    retryable=True,
-                    code="stream_idle_timeout",
-                    provider=provider,
-                )
-                break
-            count += 1
-            if on_progress is not None:
-                _call(on_progress)
-            kind = chunk.type
-            if kind == "text":
-                if chunk.content:
-                    delivery.append(chunk.content)
-            elif kind == "function_call":
-                if chunk.function_call is not None:
-                    calls.append(chunk.function_call)
-            elif kind == "error":
-                error = chunk.error or ProviderError(
-                    type="api_error", message="error chunk without details",
-                    retryable=False, code="unknown", provider=provider,
-                )
-            if chunk.thoughts:
-                thoughts.add(chunk.thoughts)
-            if chunk.serving_provider and serving is None:
-                serving = chunk.serving_provider.strip() or None
-            metadata = chunk.metadata
-            if metadata:
-                usage = merge_usage(usage, normalize_usage(metadata.get("usage")))
-                reason = metadata.get("finish_reason")
-                if reason:
-                    finish_reason = str(reason)
-            if error is not None:
-                break
+        if stop_event is None and follow_up_event is None:
+            await consumer.consume(chunks)
+        else:
+            await _consume_until_event(consumer, chunks, stop_event, follow_up_event)
     except asyncio.CancelledError:
         # Cancelled from outside: still take the indicator off what was said.
         with contextlib.suppress(BaseException):
             await asyncio.shield(delivery.finish())
         raise
-    except Exception:  # noqa: BLE001 - the contract: a bug becomes a result
-        log.exception("stream iteration failed")
-        error = ProviderError(
-            type="api_error", message="the stream failed unexpectedly",
-            retryable=False, code="stream_internal", provider=provider,
-        )
-    finally:
-        if iterator is not None:
-            await _close(iterator)
 
+    error = consumer.error
+    status: StreamStatus | None = consumer.interrupt
     if error is not None:
         status = "timeout" if error.type == "timeout" else "error"
+    calls = consumer.calls
     shown = False
     try:
         if error is not None and not suppress_errors:
@@ -227,16 +152,45 @@ async def run_stream(
         text=text,
         function_calls=calls,
         error=error,
-        thoughts=thoughts.entries(),
+        thoughts=consumer.thoughts.entries(),
         captured_blocks=delivery.blocks,
-        usage=usage,
-        finish_reason=finish_reason,
-        serving_provider=serving,
+        usage=consumer.usage,
+        finish_reason=consumer.finish_reason,
+        serving_provider=consumer.serving,
         messages=delivery.messages,
         error_shown=shown,
         delivery_failure=delivery.failure,
-        chunks=count,
+        chunks=consumer.count,
     )
+
+
+async def _consume_until_event(
+    consumer: ChunkConsumer,
+    chunks: AsyncIterable[ProcessedChunk],
+    stop_event: asyncio.Event | None,
+    follow_up_event: asyncio.Event | None,
+) -> None:
+    """Run the consumer in its own task and cut it short when an event is set."""
+    work = asyncio.ensure_future(consumer.consume(chunks))
+    watchers = {
+        asyncio.ensure_future(event.wait()): interrupt
+        for event, interrupt in ((stop_event, "stopped_by_user"), (follow_up_event, "follow_up_interrupt"))
+        if event is not None
+    }
+    try:
+        done, _ = await asyncio.wait({work, *watchers}, return_when=asyncio.FIRST_COMPLETED)
+        if work not in done:
+            work.cancel()
+            await asyncio.wait({work})
+            if consumer.interrupt is None and consumer.error is None:
+                fired = [watchers[w] for w in done if w in watchers]
+                consumer.interrupt = "stopped_by_user" if "stopped_by_user" in fired else fired[0]  # type: ignore[assignment]
+    finally:
+        for watcher in watchers:
+            watcher.cancel()
+        if not work.done():
+            work.cancel()
+            await asyncio.wait({work})
 
 
 def _render(render_error: Callable[[ProviderError], EmbedSpec] | None, error: ProviderError, locale: Any) -> EmbedSpec:
@@ -246,51 +200,3 @@ def _render(render_error: Callable[[ProviderError], EmbedSpec] | None, error: Pr
         except Exception:  # noqa: BLE001 - fall back to the plain embed
             log.exception("render_error failed")
     return default_error_embed(error, locale)
-
-
-def _poll(check: Callable[[], bool] | None, name: str) -> bool:
-    if check is None:
-        return False
-    try:
-        return bool(check())
-    except Exception:  # noqa: BLE001 - a broken check must not end the answer
-        log.exception("%s callback failed", name)
-        return False
-
-
-def _call(callback: Callable[[], object]) -> None:
-    try:
-        callback()
-    except Exception:  # noqa: BLE001
-        log.exception("on_progress callback failed")
-
-
-async def _next(
-    iterator: AsyncIterator[ProcessedChunk], timeout: float | None, clock: Clock | None
-) -> ProcessedChunk:
-    if timeout is None:
-        return await anext(iterator)
-    step = asyncio.ensure_future(anext(iterator))
-    timer = asyncio.ensure_future((clock or MonotonicClock()).sleep(timeout))
-    try:
-        done, _ = await asyncio.wait({step, timer}, return_when=asyncio.FIRST_COMPLETED)
-    except asyncio.CancelledError:
-        step.cancel()
-        raise
-    finally:
-        timer.cancel()
-    if step in done:
-        return step.result()
-    step.cancel()
-    await asyncio.wait({step})
-    raise _IdleTimeout
-
-
-async def _close(iterator: AsyncIterator[ProcessedChunk]) -> None:
-    closer = getattr(iterator, "aclose", None)
-    if closer is None:
-        return
-    try:
-        await closer()
-    except Exception:  # noqa: BLE001 - closing a finished stream is best effort
-        log.debug("closing the chunk iterator failed", exc_info=True)

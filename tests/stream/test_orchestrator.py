@@ -287,3 +287,45 @@ def test_outcome_follows_the_chunks(specs, suppress):
     assert sink.violations == 0 and sink.invalid == []
     shown = "".join(sink.texts()).replace("*The response was interrupted by an error.*", "")
     assert re.sub(r"\s+", "", shown) == re.sub(r"\s+", "", visible)
+
+
+async def test_stop_event_interrupts_a_silent_provider():
+    clock = VirtualClock()
+    sink = MemorySink(clock)
+    delivery = MessageDelivery(sink, clock=clock)
+    stop = asyncio.Event()
+    closed = []
+
+    async def thinking_silently():
+        try:
+            yield text_chunk("Let me think")
+            await clock.sleep(600)  # a reasoning model sending nothing for ten minutes
+            yield text_chunk(" never shown")
+        finally:
+            closed.append(True)
+
+    async def scenario():
+        async def press_stop():
+            await clock.sleep(3)
+            stop.set()
+
+        presser = asyncio.ensure_future(press_stop())
+        result = await run_stream(thinking_silently(), delivery, clock=clock, stop_event=stop)
+        await presser
+        return result
+
+    result = await clock.run(scenario())
+    assert result.status == "stopped_by_user" and clock.now() < 10
+    assert sink.texts() == ["Let me think"] and closed == [True]
+
+
+async def test_follow_up_event_and_unset_events_change_nothing_else():
+    follow = asyncio.Event()
+    result, sink, _, _ = await drive(
+        [text_chunk("all "), text_chunk("of it"), done_chunk()], gap=0.5,
+        stop_event=asyncio.Event(), follow_up_event=follow,
+    )
+    assert result.status == "completed" and sink.texts() == ["all of it"]
+    follow.set()
+    result, *_ = await drive([text_chunk("late")], gap=1.0, follow_up_event=follow)
+    assert result.status == "follow_up_interrupt" and result.text == ""
