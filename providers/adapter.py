@@ -34,19 +34,15 @@ class StreamAdapter(Protocol):
 
     def start_stream(self, request: ChatRequest) -> AsyncIterator[RawStreamChunk]:
         """Send the request and yield provider-native events."""
-        ...
 
     def process_chunk(self, raw: RawStreamChunk) -> Sequence[ProcessedChunk]:
         """Synchronous and side-effect free outside the stream's own state object."""
-        ...
 
     def handle_provider_error(self, exc: BaseException) -> ProviderError:
         """Classify any failure (SDK exception, timeout, connection reset)."""
-        ...
 
     def create_error_description(self, error: ProviderError, locale: str) -> str:
         """The provider-specific headline for the error embed, in `locale`."""
-        ...
 
 
 # Each family lives in its own module exposing

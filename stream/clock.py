@@ -12,10 +12,9 @@ class Clock(Protocol):
 
     def now(self) -> float:
         """Seconds on a monotonic scale."""
-        ...
 
     async def sleep(self, seconds: float) -> None:
-        ...
+        """Wait `seconds` on this clock."""
 
 
 class MonotonicClock:

@@ -59,24 +59,21 @@ class MessageSink(Protocol):
 
     async def send(self, content: str, *, reply: bool = False) -> SentMessage:
         """Post a new message; `reply=True` references the triggering message."""
-        ...
 
     async def edit(self, message: SentMessage, content: str) -> None:
-        ...
+        """Replace the content of a message this sink sent (MessageGone when deleted)."""
 
     async def delete(self, message: SentMessage) -> None:
-        ...
+        """Remove a message this sink sent (a superseded answer)."""
 
     async def send_embed(self, embed: EmbedSpec, *, reply: bool = False) -> SentMessage:
-        ...
+        """Post an embed (error notices, thought log)."""
 
     async def send_file(self, filename: str, data: bytes, *, embed: EmbedSpec | None = None) -> SentMessage:
-        ...
+        """Post an attachment (reasoning too long for an embed)."""
 
     async def typing(self) -> None:
         """Show the typing indicator (Discord keeps it about 10 seconds)."""
-        ...
 
     def rate_limit(self) -> RateLimitInfo | None:
         """The newest rate-limit state known for message edits here, if any."""
-        ...
