@@ -74,6 +74,10 @@ class SSEDecoder:
 
     __slots__ = ("_buffer", "_pending_cr")
 
+    # How one blank-line-delimited block becomes an event; a provider whose bodies carry
+    # more than SSE fields (Gemini's bare JSON error lines) overrides only this.
+    parse_block = staticmethod(_parse_block)
+
     def __init__(self) -> None:
         self._buffer = b""
         self._pending_cr = False
@@ -99,7 +103,7 @@ class SSEDecoder:
         self._buffer = buffer[cut + 2 :]
         events: list[SSEEvent] = []
         for block in buffer[:cut].split(b"\n\n"):
-            event = _parse_block(block)
+            event = self.parse_block(block)
             if event is not None:
                 events.append(event)
         return events
@@ -114,7 +118,7 @@ class SSEDecoder:
             return []
         events: list[SSEEvent] = []
         for block in buffer[:end].split(b"\n\n"):
-            event = _parse_block(block)
+            event = self.parse_block(block)
             if event is not None:
                 events.append(event)
         return events

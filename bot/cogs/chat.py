@@ -187,7 +187,7 @@ class ChatCog(commands.Cog):
         typing = asyncio.create_task(_keep_typing(sink, first_text))
         try:
             return await run_stream(
-                normalized_stream(adapter, request), delivery, should_stop=stop.is_set,
+                normalized_stream(adapter, request), delivery, stop_event=stop,
                 locale=locale, provider=route.provider,
                 render_error=error_embed_renderer(locale=locale, credential_source="server",
                                                   known_secrets=[route.api_key]),

@@ -5,12 +5,13 @@ after the stream started as bare, often pretty-printed JSON lines with no `data:
 prefix (google-genai buffers such lines for the same reason). The shared decoder
 ignores lines that are not SSE fields, which would turn that error into a silent
 truncation. This decoder yields the same events as the shared one and, in addition,
-returns a run of bare lines as one data block when its event ends.
+returns a run of bare lines as one data block when its event ends. Only the block
+parser differs; line splitting and buffering are the shared decoder's.
 """
 
 from __future__ import annotations
 
-from providers.streaming import MAX_PENDING_BYTES, MalformedStreamError, SSEEvent
+from providers.streaming import SSEDecoder, SSEEvent
 
 _SKIP = (b"id:", b"retry:", b"event:")
 
@@ -35,30 +36,8 @@ def _parse_block(block: bytes) -> SSEEvent | None:
     return None
 
 
-class GeminiSSEDecoder:
-    """Feed byte pieces, get complete `(None, data)` events; split-invariant."""
+class GeminiSSEDecoder(SSEDecoder):
+    """The shared decoder, with blocks of bare JSON lines kept as data; split-invariant."""
 
-    __slots__ = ("_buffer", "_pending_cr")
-
-    def __init__(self) -> None:
-        self._buffer = b""
-        self._pending_cr = False
-
-    def feed(self, chunk: bytes) -> list[SSEEvent]:
-        if self._pending_cr:
-            chunk = b"\r" + chunk
-            self._pending_cr = False
-        if chunk.endswith(b"\r"):
-            self._pending_cr = True  # may be the first half of a CRLF split across reads
-            chunk = chunk[:-1]
-        if b"\r" in chunk:
-            chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-        buffer = self._buffer + chunk if self._buffer else chunk
-        cut = buffer.rfind(b"\n\n")
-        if cut < 0:
-            if len(buffer) > MAX_PENDING_BYTES:
-                raise MalformedStreamError(f"no event boundary in {len(buffer)} bytes")
-            self._buffer = buffer
-            return []
-        self._buffer = buffer[cut + 2 :]
-        return [e for b in buffer[:cut].split(b"\n\n") if (e := _parse_block(b)) is not None]
+    __slots__ = ()
+    parse_block = staticmethod(_parse_block)
