@@ -27,11 +27,11 @@ from typing import Any
 
 from providers.anthropic_native.request import THINKING_BLOCKS
 from providers.errors import STREAM_INTERRUPTED, classify_error_body, classify_failure
+from providers.sdk_adapter import END_OF_BODY, done_chunk
 from providers.text.json_repair import parse_tool_arguments
 from providers.types import FunctionCall, ProcessedChunk, ProviderError, ThoughtLogEntry
 
 PROVIDER = "anthropic"
-END_OF_BODY = "__end_of_body__"
 
 
 @dataclass(slots=True)
@@ -223,14 +223,10 @@ def _refused(state: AnthropicStream) -> ProcessedChunk:
 
 
 def _done(state: AnthropicStream) -> ProcessedChunk:
-    metadata: dict[str, Any] = {"finish_reason": state.stop_reason, "usage": dict(state.usage)}
-    if state.stop_sequence:
-        metadata["stop_sequence"] = state.stop_sequence
-    if state.model:
-        metadata["model"] = state.model
-    if state.message_id:
-        metadata["id"] = state.message_id
-    return ProcessedChunk(type="done", metadata=metadata)
+    return done_chunk(
+        state.stop_reason, state.usage,
+        stop_sequence=state.stop_sequence, model=state.model, id=state.message_id,
+    )
 
 
 def _index(payload: dict[str, Any]) -> int:

@@ -17,23 +17,19 @@ decoding is ours. They are underscore names of the pinned SDK version: the test
 suite drives them through the real SDK on every run. What comes back is the
 transport response (aiohttp when installed, else httpx2); its body is read as bytes,
 split by our decoder, parsed with jiter and normalized by `events.process_payload`.
-
-The SDK client is made on first use and kept, so consecutive streams of one adapter
-reuse the pooled connection; `aclose()` releases it.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
+from contextlib import aclosing
 from typing import Any
 
-import jiter
 from google import genai
 from google.genai import types as genai_types
 
 from providers.gemini.errors import classify_exception
 from providers.gemini.events import (
-    END_OF_BODY,
     PROVIDER,
     GeminiStream,
     interrupted,
@@ -42,10 +38,10 @@ from providers.gemini.events import (
 )
 from providers.gemini.request import build_body
 from providers.gemini.sse import GeminiSSEDecoder
-from providers.streaming import response_timeout, with_inactivity_timeout
+from providers.sdk_adapter import DEFAULT_TIMEOUT, END_OF_BODY, SdkStreamAdapter, decode_event_data
+from providers.streaming import response_timeout
 from providers.types import ChatRequest, ProcessedChunk, ProviderError, RawStreamChunk
 
-DEFAULT_TIMEOUT = 120.0
 # Thinking and thought signatures are v1beta features; the SDK's default is v1.
 API_VERSION = "v1beta"
 
@@ -65,16 +61,16 @@ async def _close(transport: Any) -> None:
     await transport.aclose()
 
 
-class GeminiAdapter:
+class GeminiAdapter(SdkStreamAdapter[genai.Client]):
     """One configured client; every `start_stream` call makes its own stream state."""
+
+    option_names = frozenset({"timeout", "api_version"})
 
     def __init__(
         self, provider: str, *, api_key: str, model: str, base_url: str | None = None,
-        timeout: float | None = DEFAULT_TIMEOUT, api_version: str = API_VERSION, **_options: Any,
+        timeout: float | None = DEFAULT_TIMEOUT, api_version: str = API_VERSION,
     ) -> None:
-        self.provider = provider
-        self.model = model
-        self._timeout = timeout
+        super().__init__(provider, model=model, timeout=timeout)
         self._api_key = api_key
         # No HttpOptions.timeout: with aiohttp it is a *total* deadline that would cut
         # long answers; the connect wait and the between-chunk inactivity are bounded here.
@@ -82,22 +78,12 @@ class GeminiAdapter:
             base_url=base_url, api_version=api_version,
             retry_options=genai_types.HttpRetryOptions(attempts=1),
         )
-        self._client: genai.Client | None = None
 
-    def _sdk(self) -> genai.Client:
-        """The SDK client, made on first use and kept: its session reuses the connection."""
-        if self._client is None:
-            self._client = genai.Client(api_key=self._api_key, http_options=self._http_options)
-        return self._client
+    def _new_client(self) -> genai.Client:
+        return genai.Client(api_key=self._api_key, http_options=self._http_options)
 
-    async def aclose(self) -> None:
-        """Close the pooled connections (the adapter can still stream afterwards)."""
-        client, self._client = self._client, None
-        if client is not None:
-            await client.aio.aclose()
-
-    def __repr__(self) -> str:  # never show the key
-        return f"GeminiAdapter(model={self.model!r})"
+    async def _close_client(self, client: genai.Client) -> None:
+        await client.aio.aclose()
 
     def _path(self) -> str:
         model = self.model if self.model.startswith(("models/", "tunedModels/")) else f"models/{self.model}"
@@ -105,22 +91,16 @@ class GeminiAdapter:
 
     async def start_stream(self, request: ChatRequest) -> AsyncIterator[RawStreamChunk]:
         """Send the request and yield one RawStreamChunk per payload, then an end marker."""
-        state = GeminiStream()
         api = self._sdk().aio._api_client
         http_request = api._build_request("post", self._path(), build_body(request), None)
-        async with response_timeout(self._timeout):
+        async with response_timeout(self.timeout):
             response = await api._async_request(http_request=http_request, stream=True)
         transport = response.response_stream
-        decoder = GeminiSSEDecoder()
         try:
-            async for piece in with_inactivity_timeout(_byte_pieces(transport), self._timeout):
-                for _event, data in decoder.feed(piece):
-                    yield RawStreamChunk(data, PROVIDER, {"stream": state})
-            # A clean end of body (the transport saw no cut) completes a last event that
-            # lacks its blank line; if its JSON is cut anyway, process_chunk says so.
-            for _event, data in decoder.feed(b"\n\n"):
-                yield RawStreamChunk(data, PROVIDER, {"stream": state, "tail": True})
-            yield RawStreamChunk(None, PROVIDER, {"stream": state, "event": END_OF_BODY})
+            relay = self.relay_events(_byte_pieces(transport), GeminiSSEDecoder(), PROVIDER, GeminiStream())
+            async with aclosing(relay):
+                async for chunk in relay:
+                    yield chunk
         finally:
             await _close(transport)
 
@@ -132,29 +112,17 @@ class GeminiAdapter:
             return [malformed("chunk does not belong to a Gemini stream")]
         if meta.get("event") == END_OF_BODY:
             return process_payload(state, None, end=True)
-        data = raw.data
-        if isinstance(data, (bytes, str)):
-            if not data.strip():
-                return []
-            try:
-                data = jiter.from_json(data.encode() if isinstance(data, str) else data)
-            except ValueError as exc:
-                if meta.get("tail"):
-                    return [ProcessedChunk(type="error", error=interrupted("the last payload is cut"))]
-                return [malformed(f"payload is not JSON ({exc})")]
-        return process_payload(state, data)
+        payload, failed = decode_event_data(
+            raw, interrupted=lambda: interrupted("the last payload is cut"),
+            malformed=lambda exc: malformed(f"payload is not JSON ({exc})"),
+        )
+        if failed is not None:
+            return failed
+        return process_payload(state, payload)
 
     def handle_provider_error(self, exc: BaseException) -> ProviderError:
         return classify_exception(exc)
 
-    def create_error_description(self, error: ProviderError, locale: str) -> str:
-        from providers.error_description import describe_error
 
-        return describe_error(error, locale)
-
-
-def create(
-    provider: str, *, api_key: str, model: str, base_url: str | None = None, **options: Any
-) -> GeminiAdapter:
-    """Registry entry point (providers.adapter.create_adapter)."""
-    return GeminiAdapter(provider, api_key=api_key, model=model, base_url=base_url, **options)
+create = GeminiAdapter.create
+"""Registry entry point (providers.adapter.create_adapter); options: `timeout`, `api_version`."""

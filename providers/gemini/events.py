@@ -19,10 +19,10 @@ from typing import Any
 
 from providers.errors import STREAM_INTERRUPTED, classify_error_body, classify_failure
 from providers.gemini.request import THOUGHT_SIGNATURE
+from providers.sdk_adapter import done_chunk
 from providers.types import FunctionCall, ProcessedChunk, ProviderError, ThoughtLogEntry
 
 PROVIDER = "google"
-END_OF_BODY = "__end_of_body__"
 THOUGHT_KIND = "raw"
 BLOCKING_FINISH_REASONS = frozenset(
     {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"}
@@ -181,23 +181,15 @@ def _dispatch(state: GeminiStream, payload: dict[str, Any]) -> list[ProcessedChu
     return out
 
 
-def _done(state: GeminiStream) -> ProcessedChunk:
-    metadata: dict[str, Any] = {"finish_reason": state.finish_reason, "usage": dict(state.usage)}
-    if state.model_version:
-        metadata["model"] = state.model_version
-    if state.response_id:
-        metadata["id"] = state.response_id
-    if state.thought_signature:
-        metadata["thought_signature"] = state.thought_signature
-    return ProcessedChunk(type="done", metadata=metadata)
-
-
 def process_payload(state: GeminiStream, payload: Any, *, end: bool = False) -> list[ProcessedChunk]:
     """Normalize one decoded payload, or (`end=True`) the end of the body."""
     if end:
         if state.finish_reason is None:
             return [ProcessedChunk(type="error", error=interrupted("the body ended before a finish reason"))]
-        return [_done(state)]
+        return [done_chunk(
+            state.finish_reason, state.usage, model=state.model_version, id=state.response_id,
+            thought_signature=state.thought_signature,
+        )]
     if not isinstance(payload, dict):
         return [malformed("payload is not a JSON object")]
     try:

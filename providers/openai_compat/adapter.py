@@ -13,7 +13,6 @@ from typing import Any
 import httpx2
 import openai
 
-from providers.error_description import describe_error
 from providers.errors import classify_error_body, classify_failure, error_fields
 from providers.openai_compat.normalize import (
     END_OF_BODY,
@@ -23,6 +22,7 @@ from providers.openai_compat.normalize import (
     process_event,
 )
 from providers.openai_compat.request import DEFAULT_BASE_URLS, FAMILY, build_request
+from providers.sdk_adapter import DEFAULT_TIMEOUT, SdkStreamAdapter
 from providers.streaming import (
     SSEDecoder,
     classify_transport_error,
@@ -32,11 +32,13 @@ from providers.streaming import (
 from providers.types import ChatRequest, ProcessedChunk, ProviderError, RawStreamChunk
 
 DEFAULT_CONNECT_TIMEOUT = 10.0
-DEFAULT_TIMEOUT = 120.0
 
 
-class OpenAICompatAdapter:
+class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
     """One configured model on one endpoint; holds no per-stream state."""
+
+    repr_fields = ("provider", "model", "base_url")
+    option_names = frozenset({"timeout", "connect_timeout", "verbatim_tool_calling", "default_headers"})
 
     def __init__(
         self,
@@ -56,10 +58,8 @@ class OpenAICompatAdapter:
             if provider == "custom":
                 raise ValueError("the custom provider needs a base_url (the server root plus /v1)")
             base_url = DEFAULT_BASE_URLS[provider]
-        self.provider = provider
-        self.model = model
+        super().__init__(provider, model=model, timeout=timeout)
         self.base_url = base_url
-        self.timeout = timeout
         self.verbatim_tool_calling = bool(verbatim_tool_calling)
         self._client_options: dict[str, Any] = {
             "api_key": api_key,
@@ -69,22 +69,9 @@ class OpenAICompatAdapter:
             "timeout": httpx2.Timeout(None, connect=connect_timeout),
             "default_headers": default_headers,
         }
-        self._client: openai.AsyncOpenAI | None = None
 
-    def _sdk(self) -> openai.AsyncOpenAI:
-        """The SDK client, made on first use and kept so its pool reuses connections."""
-        if self._client is None:
-            self._client = openai.AsyncOpenAI(**self._client_options)
-        return self._client
-
-    def __repr__(self) -> str:  # never shows the key
-        return f"OpenAICompatAdapter(provider={self.provider!r}, model={self.model!r}, base_url={self.base_url!r})"
-
-    async def aclose(self) -> None:
-        """Close the pooled connections (the adapter can still stream afterwards)."""
-        client, self._client = self._client, None
-        if client is not None:
-            await client.close()
+    def _new_client(self) -> openai.AsyncOpenAI:
+        return openai.AsyncOpenAI(**self._client_options)
 
     async def start_stream(self, request: ChatRequest) -> AsyncIterator[RawStreamChunk]:
         """Send the request; yield one RawStreamChunk per SSE event, then an end marker.
@@ -154,21 +141,11 @@ class OpenAICompatAdapter:
             return err
         return classify_failure(provider=provider, message=f"{type(exc).__name__}: {exc}", original_error=exc)
 
-    def create_error_description(self, error: ProviderError, locale: str) -> str:
-        """The embed headline for `error` (the catalogs live with error presentation)."""
-        return describe_error(error, locale)
 
+create = OpenAICompatAdapter.create
+"""Registry entry point (providers.adapter.create_adapter).
 
-def create(
-    provider: str, *, api_key: str, model: str, base_url: str | None = None, **options: Any
-) -> OpenAICompatAdapter:
-    """Registry entry point (providers.adapter.create_adapter).
-
-    Options: `timeout` (seconds, inactivity and first response; default 120, None for
-    no bound), `connect_timeout`,
-    `verbatim_tool_calling` (custom only), `default_headers`. Others are ignored so one
-    option set can be passed to any provider.
-    """
-    known = {"timeout", "connect_timeout", "verbatim_tool_calling", "default_headers"}
-    kwargs = {k: v for k, v in options.items() if k in known}
-    return OpenAICompatAdapter(provider, api_key=api_key, model=model, base_url=base_url, **kwargs)
+Options: `timeout` (seconds, inactivity and first response; default 120, None for no
+bound), `connect_timeout`, `verbatim_tool_calling` (custom only), `default_headers`.
+Others are ignored so one option set can be passed to any provider.
+"""

@@ -1,8 +1,9 @@
 """Shared helpers for the Anthropic and Gemini adapter suites.
 
 Own fixtures written from each provider's documented wire format (so the suites mean
-something without the shared corpus), and `run_stream`, which drives a real adapter
-through the replay server and the real SDK and summarizes what came out.
+something without the shared corpus), `run_stream`, which drives a real adapter
+through the replay server and the real SDK and summarizes what came out, and the
+robustness checks (cuts, splits, mutations) both providers' suites run.
 """
 
 from __future__ import annotations
@@ -11,6 +12,9 @@ import json
 import random
 from dataclasses import dataclass, field
 from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from providers.adapter import create_adapter, normalized_stream
 from providers.types import (
@@ -21,6 +25,7 @@ from providers.types import (
     Message,
     ProcessedChunk,
 )
+from tests.corpus import CORPUS
 from tests.fakes.provider_server import Reply, split_events
 
 HELLO = ChatRequest(messages=[Message("user", "hi")])
@@ -96,15 +101,6 @@ def assert_cut_consistent(cut: Outcome, full: Outcome) -> None:
     for i, call in enumerate(cut.calls):
         if not call.arguments_truncated:
             assert full_calls[i] == (call.name, call.args, False)
-
-
-def cut_offsets(body: bytes, seed: int, count: int = 6) -> list[int]:
-    rng = random.Random(seed)
-    return sorted({rng.randrange(1, len(body)) for _ in range(count)})
-
-
-def event_count(body: bytes) -> int:
-    return len(split_events(body))
 
 
 # ---- Anthropic fixtures (Messages API streaming format) --------------------------------------
@@ -267,9 +263,10 @@ def essentials(out: Outcome) -> tuple:
 
 def pure_run(provider: str, body: bytes) -> Outcome:
     """The adapter's pure half on a whole body: decode, process, stop at the first error."""
-    from providers.anthropic_native.events import END_OF_BODY, AnthropicStream
+    from providers.anthropic_native.events import AnthropicStream
     from providers.gemini.events import GeminiStream
     from providers.gemini.sse import GeminiSSEDecoder
+    from providers.sdk_adapter import END_OF_BODY
     from providers.streaming import SSEDecoder
     from providers.types import RawStreamChunk
 
@@ -340,3 +337,78 @@ def mutate(body: bytes, kind: str, pick: int, junk: int, cut: int) -> tuple[byte
         document = replace_at(document, path, JUNK_VALUES[junk % len(JUNK_VALUES)])
     lines[index] = "data: " + json.dumps(document)
     return "\n".join(lines).encode(), False
+
+
+# ---- the robustness checks both providers' suites run ----------------------------------------
+MUTATION_KINDS = ["drop_line", "break_json", "wrong_type"]
+FUZZ_SETTINGS = settings(max_examples=250, deadline=None)  # with `@fuzz_inputs(OWN)`
+
+
+def fuzz_inputs(own: dict[str, bytes]):
+    return given(source=st.sampled_from(sorted(own)), kind=st.sampled_from(MUTATION_KINDS),
+                 pick=st.integers(0, 10_000), junk=st.integers(0, 100), cut=st.integers(0, 10_000))
+
+
+def body_of(own: dict[str, bytes], name: str) -> bytes:
+    """An own fixture by name, else a corpus stream."""
+    if name in own:
+        return own[name]
+    assert CORPUS is not None
+    return Reply.from_corpus(CORPUS, name).body
+
+
+async def check_cuts(server, provider: str, body: bytes, at: str) -> None:
+    """Cut the body after every event (`at="events"`) or at six seeded byte offsets."""
+    full = await run_stream(server, provider, Reply(body=body))
+    if at == "events":
+        cuts = [{"cut_after_events": n} for n in range(len(split_events(body)))]
+    else:
+        rng = random.Random(len(body))
+        cuts = [{"cut_after_bytes": n} for n in sorted({rng.randrange(1, len(body)) for _ in range(6)})]
+    for cut in cuts:
+        assert_cut_consistent(await run_stream(server, provider, Reply(body=body, **cut)), full)
+
+
+async def check_cut_json_at_a_clean_end(server, provider: str, body: bytes) -> tuple[Outcome, Outcome]:
+    """The last event's JSON cut, then a clean end of body: interrupted (retryable); the
+    same event completed by its blank line: a malformed stream (not retryable)."""
+    body = body.rstrip(b"\r\n")
+    cut = body[: (body.rindex(b"data: ") + 6 + len(body)) // 2]
+    tail = await run_stream(server, provider, Reply(body=cut))
+    whole = await run_stream(server, provider, Reply(body=cut + b"\n\n"))
+    assert (tail.error.type, tail.error.retryable) == ("provider_overloaded", True)
+    assert (whole.error.type, whole.error.retryable) == ("api_error", False)
+    return tail, whole
+
+
+async def check_transport_splits(server, provider: str, body: bytes) -> None:
+    """Re-splitting the body in transport does not change the outcome."""
+    whole = essentials(await run_stream(server, provider, Reply(body=body)))
+    for seed in (1, 2, 3):
+        pieces = Reply(body=body, random_pieces=seed, max_piece=23)
+        assert essentials(await run_stream(server, provider, pieces)) == whole
+
+
+async def check_pure_half_matches_server(server, provider: str, body: bytes) -> None:
+    served = await run_stream(server, provider, Reply(body=body))
+    assert essentials(pure_run(provider, body)) == essentials(served)
+
+
+def fuzzed_pure_run(provider: str, body: bytes, kind: str, pick: int, junk: int, cut: int) -> Outcome:
+    """The pure half on one mutation; broken JSON must end in an error chunk, never done."""
+    body, broken = mutate(body, kind, pick, junk, cut)
+    out = pure_run(provider, body)  # summarize() checks every chunk's shape
+    if broken:
+        assert out.error is not None and out.done is None
+    return out
+
+
+async def check_fuzz_through_server(server, provider: str, own: dict[str, bytes]) -> None:
+    """A seeded sample of the mutations through the server gives the pure half's outcome."""
+    rng = random.Random(4)
+    for _ in range(30):
+        source = rng.choice(sorted(own))
+        kind = rng.choice(MUTATION_KINDS)
+        body, _ = mutate(own[source], kind, rng.randrange(10_000), rng.randrange(100), rng.randrange(10_000))
+        served = await run_stream(server, provider, Reply(body=body))
+        assert essentials(served) == essentials(pure_run(provider, body))

@@ -1,0 +1,137 @@
+"""What the SDK-backed adapters share: the kept SDK client, and reading a raw event body.
+
+Every adapter lets its provider's official SDK build and send the request and reads the
+2xx body itself (the benchmarks in bench/ say why). The lifecycle around that SDK
+client is the same for all of them and lives in `SdkStreamAdapter`; the native adapters
+(Anthropic, Gemini) also share how a body becomes chunks (`relay_events`), how an
+event's JSON is decoded (`decode_event_data`) and how the `done` chunk is built
+(`done_chunk`). What really differs (the request, the byte source, the event
+normalization) stays in each adapter.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import AsyncIterator, Callable
+from typing import Any, ClassVar, Generic, Self, TypeVar
+
+import jiter
+
+from providers.error_description import describe_error
+from providers.streaming import SSEDecoder, with_inactivity_timeout
+from providers.types import ProcessedChunk, ProviderError, RawStreamChunk
+
+DEFAULT_TIMEOUT = 120.0
+END_OF_BODY = "__end_of_body__"
+"""`metadata["event"]` of the last RawStreamChunk of a native stream: the body ended cleanly."""
+
+ClientT = TypeVar("ClientT")
+
+
+class SdkStreamAdapter(ABC, Generic[ClientT]):
+    """One configured model: provider, model, timeout and an SDK client made once and kept.
+
+    The client is made on first use and kept, so consecutive streams of one adapter
+    reuse its pooled connection; `aclose()` releases it. Subclasses keep the key only in
+    private attributes that `repr_fields` never names.
+    """
+
+    # Attributes the repr shows; never anything that holds a key.
+    repr_fields: ClassVar[tuple[str, ...]] = ("model",)
+    # Keyword options `create` passes on to the constructor; it drops all others.
+    option_names: ClassVar[frozenset[str]] = frozenset({"timeout"})
+
+    @classmethod
+    def create(
+        cls, provider: str, *, api_key: str, model: str, base_url: str | None = None, **options: Any
+    ) -> Self:
+        """Registry entry point (providers.adapter.create_adapter).
+
+        Options this adapter does not take are ignored, so one option set can be passed
+        to any provider.
+        """
+        taken = {name: value for name, value in options.items() if name in cls.option_names}
+        return cls(provider, api_key=api_key, model=model, base_url=base_url, **taken)
+
+    def __init__(self, provider: str, *, model: str, timeout: float | None) -> None:
+        self.provider = provider
+        self.model = model
+        self.timeout = timeout
+        self._client: ClientT | None = None
+
+    @abstractmethod
+    def _new_client(self) -> ClientT:
+        """Build the SDK client (called once per open/close cycle)."""
+
+    async def _close_client(self, client: ClientT) -> None:
+        """Release the client's connections; the SDKs of OpenAI and Anthropic call it close()."""
+        await client.close()  # type: ignore[attr-defined]
+
+    def _sdk(self) -> ClientT:
+        """The SDK client, made on first use and kept so its pool reuses connections."""
+        if self._client is None:
+            self._client = self._new_client()
+        return self._client
+
+    async def aclose(self) -> None:
+        """Close the pooled connections (the adapter can still stream afterwards)."""
+        client, self._client = self._client, None
+        if client is not None:
+            await self._close_client(client)
+
+    def __repr__(self) -> str:  # never shows the key
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.repr_fields)
+        return f"{type(self).__name__}({fields})"
+
+    def create_error_description(self, error: ProviderError, locale: str) -> str:
+        """The embed headline for `error` (the catalogs live with error presentation)."""
+        return describe_error(error, locale)
+
+    async def relay_events(
+        self, pieces: AsyncIterator[bytes], decoder: SSEDecoder, provider: str, state: Any
+    ) -> AsyncIterator[RawStreamChunk]:
+        """Yield one RawStreamChunk per SSE event of the body, then the END_OF_BODY marker.
+
+        Every chunk's metadata holds the event name and this stream's `state`, so
+        `process_chunk` stays a function of its argument. A clean end of body (the
+        transport saw no cut) completes a last event that lacks its blank line; it is
+        marked `tail`, so a cut JSON there reads as an interruption (`decode_event_data`).
+        """
+        async for piece in with_inactivity_timeout(pieces, self.timeout):
+            for event, data in decoder.feed(piece):
+                yield RawStreamChunk(data, provider, {"event": event, "stream": state})
+        for event, data in decoder.feed(b"\n\n"):
+            yield RawStreamChunk(data, provider, {"event": event, "stream": state, "tail": True})
+        yield RawStreamChunk(None, provider, {"event": END_OF_BODY, "stream": state})
+
+
+def decode_event_data(
+    raw: RawStreamChunk,
+    *,
+    interrupted: Callable[[], ProviderError],
+    malformed: Callable[[ValueError], ProcessedChunk],
+) -> tuple[Any, list[ProcessedChunk] | None]:
+    """`(payload, None)` with the event's JSON decoded by jiter, or `(None, chunks)` to return.
+
+    Blank data yields no chunks. Unparsable data is a malformed stream, except in the
+    `tail` event after a clean end of body (`relay_events`): there it was cut, so the
+    stream was interrupted (retryable). Data that is not bytes or text is already decoded.
+    """
+    data = raw.data
+    if not isinstance(data, (bytes, str)):
+        return data, None
+    if not data.strip():
+        return None, []
+    try:
+        return jiter.from_json(data.encode() if isinstance(data, str) else data), None
+    except ValueError as exc:
+        if (raw.metadata or {}).get("tail"):
+            return None, [ProcessedChunk(type="error", error=interrupted())]
+        return None, [malformed(exc)]
+
+
+def done_chunk(finish_reason: str | None, usage: dict[str, Any], **optional: Any) -> ProcessedChunk:
+    """The `done` chunk: finish reason and a copy of the usage always, `optional` fields when set."""
+    metadata: dict[str, Any] = {"finish_reason": finish_reason, "usage": dict(usage)}
+    metadata.update((name, value) for name, value in optional.items() if value)
+    return ProcessedChunk(type="done", metadata=metadata)
