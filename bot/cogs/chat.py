@@ -1,11 +1,12 @@
 """The chat cog: answer a mention, a reply to the bot or a DM by streaming the model's reply.
 
-Deliberately thin: it picks the operator's environment-default route, builds a request
-from the message (bot mention stripped) and its short reply chain, and hands the
-normalized stream to the stream layer's orchestrator, which does the delivering. A
-typing indicator runs until the first text is posted; a provider error is shown by the
-orchestrator as a localized embed. The generation turn (key rotation, model fallback,
-member keys, tools, /stop) builds on `ChatCog.answer`; `request_stop` is its stop hook.
+Deliberately thin: it builds a request from the message (bot mention stripped) and its
+short reply chain, and hands it to the generation turn (`bot.turn.run_generation_turn`),
+which resolves the member's route (personal key, the server's models and key pool, or
+the operator's environment default), rotates keys, falls back across models and shows
+errors. A typing indicator runs until the first text is posted; `request_stop` is the
+hook of `/stop`. A bot without a database (no `sessions`) answers from the environment
+default alone.
 """
 
 from __future__ import annotations
@@ -14,8 +15,6 @@ import asyncio
 import contextlib
 import logging
 import re
-from dataclasses import dataclass, field
-from typing import Any
 
 import discord
 from discord.ext import commands
@@ -24,11 +23,11 @@ from bot.discord_sink import DiscordMessageSink
 from bot.error_embed import locale_for_message
 from bot.settings import Settings
 from bot.thought_log import configured_channel_id, post_thought_log
-from providers import ChatRequest, Message, create_adapter, normalized_stream
+from bot.turn import Credentials, DatabaseCredentials, EnvironmentCredentials, run_generation_turn
+from bot.vault import Vault
+from providers import ChatRequest, Message
 from providers.i18n import t
-from stream.buffer import MessageDelivery
-from stream.error_embed_spec import error_embed_renderer
-from stream.orchestrator import StreamResult, run_stream
+from stream.orchestrator import StreamResult
 from stream.pacing import ChannelBudgets
 from stream.sink import SentMessage, SinkError
 
@@ -36,27 +35,7 @@ log = logging.getLogger(__name__)
 
 MAX_CHAIN = 6  # earlier messages of the reply chain sent as history
 TYPING_REFRESH = 8.0  # Discord shows the indicator for about 10 seconds
-PROVIDER_TIMEOUT = 120.0  # seconds without a byte before the provider counts as stalled
 ANSWERED_TYPES = (discord.MessageType.default, discord.MessageType.reply)
-
-
-@dataclass(frozen=True)
-class DefaultRoute:
-    """The operator's environment default: provider, model, base URL and the pool's first key."""
-
-    provider: str
-    model: str
-    base_url: str | None
-    api_key: str = field(repr=False)
-
-
-def default_route(settings: Settings) -> DefaultRoute | None:
-    """The route from DEFAULT_TEXT_*; None when provider, model or a key is missing."""
-    keys = settings.default_text_api_keys()
-    if not settings.DEFAULT_TEXT_PROVIDER or not settings.DEFAULT_TEXT_MODEL or not keys:
-        return None
-    return DefaultRoute(settings.DEFAULT_TEXT_PROVIDER, settings.DEFAULT_TEXT_MODEL,
-                        settings.DEFAULT_TEXT_BASE_URL, keys[0])
 
 
 def strip_bot_mention(content: str, bot_id: int) -> str:
@@ -139,42 +118,27 @@ class ChatCog(commands.Cog):
         if not isinstance(error, commands.CommandNotFound):
             log.error("command %s failed", ctx.command, exc_info=error)
 
+    def credentials(self) -> Credentials:
+        """The database when the bot has one, else the environment default alone."""
+        sessions = getattr(self.bot, "sessions", None)
+        keys = getattr(self.bot, "encryption_keys", None)
+        if sessions is None or not keys:
+            return EnvironmentCredentials(self.settings)
+        return DatabaseCredentials(sessions, Vault(keys), self.settings)
+
     async def answer(self, message: discord.Message) -> StreamResult | None:
-        """Stream the default route's answer to `message` into its channel."""
+        """Stream the answer to `message` into its channel through the generation turn."""
         bot_id = self.bot.user.id  # type: ignore[union-attr]
         locale = locale_for_message(message)
         sink = DiscordMessageSink(message.channel, reply_to=message, client=self.bot)
-        route = default_route(self.settings)
         prompt = strip_bot_mention(message.content, bot_id)
-        adapter = None
-        if route is not None and prompt:
-            try:
-                adapter = create_adapter(route.provider, api_key=route.api_key, model=route.model,
-                                         base_url=route.base_url, timeout=PROVIDER_TIMEOUT)
-            except ValueError as exc:  # e.g. custom without DEFAULT_TEXT_BASE_URL; never holds the key
-                log.error("the default text route cannot be used: %s", exc)
-        if route is None or adapter is None:
-            key = "chat.not_configured" if route is None or prompt else "chat.empty_prompt"
+        if not prompt:
             with contextlib.suppress(SinkError):
-                await sink.send(t(key, locale), reply=True)
+                await sink.send(t("chat.empty_prompt", locale), reply=True)
             return None
         history = chain_messages(await reply_chain(message), bot_id)
         request = ChatRequest(messages=[*history, Message("user", prompt)])
-        result = await self._stream(message, sink, adapter, request, route, locale)
-        if result.status == "empty_response" and not result.error_shown:
-            with contextlib.suppress(SinkError):
-                await sink.send(t("chat.empty_response", locale), reply=True)
         guild_id = message.guild.id if message.guild is not None else None
-        sessions = getattr(self.bot, "sessions", None)
-        if guild_id is not None and sessions is not None and (result.thoughts or result.captured_blocks):
-            channel_id = await configured_channel_id(sessions, guild_id)
-            await post_thought_log(self.bot, channel_id, guild_id=guild_id, thoughts=result.thoughts,
-                                   blocks=result.captured_blocks, provider=route.provider,
-                                   serving_provider=result.serving_provider, locale=locale)
-        return result
-
-    async def _stream(self, message: discord.Message, sink: DiscordMessageSink, adapter: Any,
-                      request: ChatRequest, route: DefaultRoute, locale: str | None) -> StreamResult:
         channel_id = message.channel.id
         stop = self._stops[channel_id] = asyncio.Event()
         first_text = asyncio.Event()
@@ -182,25 +146,32 @@ class ChatCog(commands.Cog):
         def on_first_message(_: SentMessage) -> None:
             first_text.set()
 
-        delivery = MessageDelivery(sink, budget=self.budgets.for_channel(channel_id),
-                                   on_first_message=on_first_message)
         typing = asyncio.create_task(_keep_typing(sink, first_text))
         try:
-            return await run_stream(
-                normalized_stream(adapter, request), delivery, stop_event=stop,
-                locale=locale, provider=route.provider,
-                render_error=error_embed_renderer(locale=locale, credential_source="server",
-                                                  known_secrets=[route.api_key]),
+            outcome = await run_generation_turn(
+                credentials=self.credentials(), guild_id=guild_id, user_id=message.author.id,
+                request=request, sink=sink, budget=self.budgets.for_channel(channel_id),
+                locale=locale, stop_event=stop, on_first_message=on_first_message,
             )
         finally:
             first_text.set()
             typing.cancel()
             if self._stops.get(channel_id) is stop:
                 del self._stops[channel_id]
-            closer = getattr(adapter, "aclose", None)
-            if closer is not None:
-                with contextlib.suppress(Exception):
-                    await closer()
+        result = outcome.result
+        if result is None:
+            return None
+        if result.status == "empty_response" and not result.error_shown:
+            with contextlib.suppress(SinkError):
+                await sink.send(t("chat.empty_response", locale), reply=True)
+        sessions = getattr(self.bot, "sessions", None)
+        if guild_id is not None and sessions is not None and (result.thoughts or result.captured_blocks):
+            provider = outcome.target.provider if outcome.target is not None else None
+            channel_id = await configured_channel_id(sessions, guild_id)
+            await post_thought_log(self.bot, channel_id, guild_id=guild_id, thoughts=result.thoughts,
+                                   blocks=result.captured_blocks, provider=provider,
+                                   serving_provider=result.serving_provider, locale=locale)
+        return result
 
 
 async def _keep_typing(sink: DiscordMessageSink, first_text: asyncio.Event) -> None:
