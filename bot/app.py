@@ -21,6 +21,7 @@ COG_MODULES: tuple[str, ...] = (
     "bot.cogs.admin",
     "bot.cogs.personal",
     "bot.cogs.chat",
+    "bot.cogs.control",
 )
 
 

@@ -96,7 +96,7 @@ class ChatCog(commands.Cog):
     def request_stop(self, channel_id: int) -> bool:
         """Stop the answer streaming in `channel_id` (what was said stays); False if none runs."""
         event = self._stops.get(channel_id)
-        if event is None:
+        if event is None or event.is_set():  # nothing runs, or it is already stopping
             return False
         event.set()
         return True

@@ -1,0 +1,106 @@
+"""Configuring a server and reading key health for the turn tests."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import select
+
+from bot import repo
+from bot.db.models import PersonalConfig, ServerApiKey
+from bot.repo.common import as_utc
+from bot.vault import Vault
+from tests.discord.chat_checks import answer_messages
+from tests.fakes.discord_server import FakeDiscord, StoredMessage
+from tests.fakes.provider_server import ProviderReplayServer, Reply
+
+NOTICE_PREFIX = "-# "
+
+
+async def configure_server(bot, fake: FakeDiscord, server: ProviderReplayServer, *, model: str = "model-a",
+                           keys: tuple[str, ...] = ("sk-pool-first", "sk-pool-second"),
+                           fallbacks: tuple[str, ...] = ()) -> None:
+    """A custom endpoint on the replay server, a key pool and a fallback chain."""
+    guild = int(fake.guild_id)
+    vault = Vault(bot.encryption_keys)
+    async with bot.sessions() as session, session.begin():
+        await repo.set_custom_endpoint(session, guild, f"{server.url}/v1", model)
+        for secret in keys:
+            await repo.add_server_key(session, vault, guild, "custom", secret)
+        for name in fallbacks:
+            await repo.add_fallback(session, guild, "custom", name)
+
+
+async def configure_personal(bot, fake: FakeDiscord, secret: str, *, provider: str = "anthropic",
+                             model: str = "claude-personal", server_fallback: bool = True) -> None:
+    guild, user = int(fake.guild_id), int(fake.member_user["id"])
+    vault = Vault(bot.encryption_keys)
+    async with bot.sessions() as session, session.begin():
+        await repo.set_personal_key(session, vault, user, guild, secret)
+        await repo.set_personal_model(session, user, guild, provider, model)
+        await repo.set_personal_override(session, user, guild, True)
+        await repo.set_personal_server_fallback(session, user, guild, server_fallback)
+
+
+async def server_keys(bot) -> dict[str, ServerApiKey]:
+    """Stored pool rows by their last four characters."""
+    async with bot.sessions() as session:
+        rows = await session.scalars(select(ServerApiKey).order_by(ServerApiKey.id))
+        return {row.last4: row for row in rows}
+
+
+async def personal_row(bot) -> PersonalConfig:
+    async with bot.sessions() as session:
+        return (await session.scalars(select(PersonalConfig))).one()
+
+
+def cooling_for(row: Any) -> float:
+    """Seconds the row's key still rests (0 when it does not)."""
+    until = as_utc(row.cooling_down_until)
+    return 0.0 if until is None else (until - datetime.now(UTC)).total_seconds()
+
+
+def answers(fake: FakeDiscord) -> list[StoredMessage]:
+    """Answer text messages (the fallback notice and interaction replies excluded)."""
+    return [m for m in answer_messages(fake)
+            if not m.content.startswith(NOTICE_PREFIX) and m.webhook_token is None]
+
+
+def notices(fake: FakeDiscord) -> list[StoredMessage]:
+    return [m for m in answer_messages(fake) if m.content.startswith(NOTICE_PREFIX)]
+
+
+def embeds(fake: FakeDiscord) -> list[dict[str, Any]]:
+    return [e for m in fake.bot_messages(fake.channel_id) if not m.deleted for e in m.embeds]
+
+
+def embed_text(embed: dict[str, Any]) -> str:
+    fields = " ".join(f"{f['name']} {f['value']}" for f in embed.get("fields", []))
+    return f"{embed.get('title', '')} {embed.get('description', '')} {fields}"
+
+
+def openai_error(status: int, message: str, *, code: str | None = None, kind: str | None = None,
+                 **options: Any) -> Reply:
+    error: dict[str, Any] = {"message": message, "type": kind, "code": code}
+    return Reply.error(status, {"error": error}, **options)
+
+
+def anthropic_error(status: int, kind: str, message: str) -> Reply:
+    return Reply.error(status, {"type": "error", "error": {"type": kind, "message": message}})
+
+
+async def eventually(check, timeout: float = 5.0) -> None:
+    """Poll an async check (database state written after Discord saw the answer)."""
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        try:
+            await check()
+            return
+        except AssertionError:
+            if loop.time() > deadline:
+                raise
+            await asyncio.sleep(0.05)
