@@ -74,6 +74,7 @@ class _Failure:
     result: StreamResult
     error: ProviderError
     leg: Leg
+    target: ModelTarget
     rotation_exhausted: bool
 
 
@@ -154,8 +155,9 @@ async def run_generation_turn(
                 log.warning("attempt failed: %s %s key %s (%s): %s -> %s", leg.credential_source,
                             target_label(target), lease.masked, result.error.type, step.reason, step.action)
                 key_scoped_only = key_scoped_only and step.scope == "key"
-                failure = _Failure(delivery, result, result.error, leg,
-                                   key_scoped_only and key_index == len(pool) - 1)
+                # "Every key of the pool" only means something for a pool of several keys.
+                failure = _Failure(delivery, result, result.error, leg, target,
+                                   key_scoped_only and key_index == len(pool) - 1 and len(pool) > 1)
                 if step.action == "stop":
                     return await _give_up(outcome, failure, sink, locale, secrets, tried_any_key)
                 if step.action == "next_model":
@@ -185,7 +187,8 @@ async def _give_up(outcome: TurnOutcome, failure: _Failure | None, sink: Message
         log.exception("rendering the error embed failed")
         embed = default_error_embed(failure.error, locale)
     failure.result.error_shown = await delivery.send_embed(embed) is not None
-    outcome.result, outcome.credential_source = failure.result, leg.credential_source
+    outcome.result, outcome.target = failure.result, failure.target
+    outcome.credential_source = leg.credential_source
     return outcome
 
 
