@@ -8,6 +8,7 @@ pool, in configured order, with no health kept.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -16,7 +17,9 @@ from typing import Literal, Protocol
 from bot import repo
 from bot.repo import ActiveRoute, KeyLease, KeyRef, ModelTarget, PersonalInfo
 from bot.settings import Settings
-from bot.vault import Vault, fingerprint, mask
+from bot.vault import Vault, VaultError, fingerprint, mask
+
+log = logging.getLogger(__name__)
 
 CredentialSource = Literal["personal", "server"]
 
@@ -81,6 +84,13 @@ class DatabaseCredentials:
         return TurnRoute(legs_of(active), active.blocked, verbatim)
 
     async def pool(self, guild_id: int | None, leg: Leg, target: ModelTarget, now: datetime) -> list[KeyLease]:
+        try:
+            return await self._pool(guild_id, leg, target, now)
+        except VaultError as exc:  # the operator dropped the encryption key these were stored under
+            log.error("keys for %s/%s cannot be used: %s", target.provider, target.model, exc)
+            return []
+
+    async def _pool(self, guild_id: int | None, leg: Leg, target: ModelTarget, now: datetime) -> list[KeyLease]:
         async with self._sessions() as session:
             if leg.credential_source == "personal":
                 if leg.personal is None:

@@ -125,3 +125,26 @@ async def test_environment_default_without_stored_configuration_uses_the_first_k
         await eventually(recorded)
     [request] = server.requests
     assert (request.api_key, request.json["model"]) == ("sk-env-one", "env-model")
+
+
+async def test_keys_stored_under_a_dropped_encryption_key_are_skipped_not_fatal(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot, caplog) -> None:
+    from cryptography.fernet import Fernet
+
+    from bot.vault import Vault
+
+    fake, server = fake_discord, provider_server
+    server.reply(openai_stream("should not be asked"))
+    bot = turn_bot()
+    async with running_bot(fake, bot) as run:
+        guild = int(fake.guild_id)
+        async with bot.sessions() as session, session.begin():
+            await repo.set_custom_endpoint(session, guild, f"{server.url}/v1", "model-a")
+            await repo.add_server_key(session, Vault([Fernet.generate_key()]), guild, "custom",
+                                      "sk-lost-under-old-key")
+        await ask(fake, "hello?")
+        await run.wait_for(lambda: bool(fake.bot_messages(fake.channel_id)))
+        await ask(fake, "still alive?")
+        await run.wait_for(lambda: len(fake.bot_messages(fake.channel_id)) == 2)
+    assert server.requests == []
+    assert "cannot be decrypted" in caplog.text and "sk-lost" not in caplog.text
