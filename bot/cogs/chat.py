@@ -142,16 +142,23 @@ class ChatCog(commands.Cog):
         channel_id = message.channel.id
         stop = self._stops[channel_id] = asyncio.Event()
         first_text = asyncio.Event()
+        typing = asyncio.create_task(_keep_typing(sink, first_text))
 
         def on_first_message(_: SentMessage) -> None:
             first_text.set()
 
-        typing = asyncio.create_task(_keep_typing(sink, first_text))
+        def on_retry() -> None:  # the failed attempt's text was deleted: typing again
+            nonlocal typing
+            if first_text.is_set():
+                first_text.clear()
+                typing.cancel()
+                typing = asyncio.create_task(_keep_typing(sink, first_text))
+
         try:
             outcome = await run_generation_turn(
                 credentials=self.credentials(), guild_id=guild_id, user_id=message.author.id,
                 request=request, sink=sink, budget=self.budgets.for_channel(channel_id),
-                locale=locale, stop_event=stop, on_first_message=on_first_message,
+                locale=locale, stop_event=stop, on_first_message=on_first_message, on_retry=on_retry,
             )
         finally:
             first_text.set()

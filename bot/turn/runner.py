@@ -97,6 +97,7 @@ async def run_generation_turn(
     locale: str | None = None,
     stop_event: Any = None,
     on_first_message: Callable[[SentMessage], object] | None = None,
+    on_retry: Callable[[], object] | None = None,
     now: Callable[[], datetime] = utc_now,
     timeout: float | None = PROVIDER_TIMEOUT,
     max_attempts: int = MAX_ATTEMPTS,
@@ -125,6 +126,8 @@ async def run_generation_turn(
                 secrets.append(lease.secret)
                 if failure is not None:
                     await failure.delivery.retract()
+                    if on_retry is not None:
+                        on_retry()  # e.g. show "typing…" again until the retry's first text
                     if failure.leg is leg and key_index > 0:
                         KEY_ROTATIONS.labels(target.provider).inc()
                     failure = None

@@ -197,6 +197,8 @@ async def test_partial_answer_of_a_failed_attempt_is_replaced_by_the_retry(
     assert [m.content for m in answers(fake)] == [text]
     retry_answer = answers(fake)[0]
     assert all(m.created_at < retry_answer.created_at for m in posted)  # gone before the retry posted
+    # While the retry thinks, the reader sees "typing…" again.
+    assert any(posted[-1].created_at < when < retry_answer.created_at for _, when in fake.typing)
     assert embeds(fake) == [] and notices(fake) == []
     keys = await server_keys(bot)
     assert keys["irst"].errors == 1 and keys["irst"].last_error_type == "provider_overloaded"
