@@ -1,0 +1,85 @@
+"""Route legs and the server's capability switch, on a migrated SQLite database."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from cryptography.fernet import Fernet
+
+from bot import migrate, repo
+from bot.db.engine import create_engine, session_factory
+from bot.repo import KeyLease, KeyRef, ModelTarget
+from bot.settings import load_settings
+from bot.turn.credentials import DatabaseCredentials, EnvironmentCredentials
+from bot.turn.runner import _adapter
+from bot.vault import Vault
+
+GUILD, MEMBER = 1001, 2002
+
+
+async def _credentials(tmp_path):
+    engine = create_engine(f"sqlite+aiosqlite:///{tmp_path}/legs.sqlite3")
+    await migrate.upgrade(engine)
+    settings = load_settings(_env_file=None, DATABASE_URL=f"sqlite+aiosqlite:///{tmp_path}/legs.sqlite3")
+    vault = Vault([Fernet.generate_key()])
+    return engine, session_factory(engine), vault, DatabaseCredentials(session_factory(engine), vault, settings)
+
+
+async def test_personal_route_has_a_server_leg_only_when_allowed_and_not_required(tmp_path):
+    engine, sessions, vault, credentials = await _credentials(tmp_path)
+    try:
+        async with sessions() as s, s.begin():
+            await repo.set_custom_endpoint(s, GUILD, "http://127.0.0.1:9/v1", "model-a")
+            await repo.add_fallback(s, GUILD, "custom", "model-b")
+            await repo.set_personal_key(s, vault, MEMBER, GUILD, "sk-personal-abcd")
+            await repo.set_personal_model(s, MEMBER, GUILD, "openai", "gpt-own")
+            await repo.set_personal_override(s, MEMBER, GUILD, True)
+        route = await credentials.route(GUILD, MEMBER)
+        assert [leg.credential_source for leg in route.legs] == ["personal"]
+        assert route.legs[0].chain == (ModelTarget("openai", "gpt-own"),)
+
+        async with sessions() as s, s.begin():
+            await repo.set_personal_server_fallback(s, MEMBER, GUILD, True)
+        route = await credentials.route(GUILD, MEMBER)
+        assert [leg.credential_source for leg in route.legs] == ["personal", "server"]
+        assert [t.model for t in route.legs[1].chain] == ["model-a", "model-b"]
+        [lease] = await credentials.pool(GUILD, route.legs[0], route.legs[0].chain[0], datetime.now(UTC))
+        assert lease.secret == "sk-personal-abcd" and "sk-personal" not in repr(lease)
+
+        async with sessions() as s, s.begin():
+            await repo.set_member_keys_required(s, GUILD, True)
+        route = await credentials.route(GUILD, MEMBER)
+        assert [leg.credential_source for leg in route.legs] == ["personal"]
+
+        route = await credentials.route(GUILD, MEMBER + 1)  # a member without a key
+        assert (route.legs, route.blocked) == ((), "member_key_required")
+    finally:
+        await engine.dispose()
+
+
+async def test_verbatim_tool_calling_reaches_custom_adapters_only(tmp_path):
+    engine, sessions, _, credentials = await _credentials(tmp_path)
+    try:
+        assert (await credentials.route(GUILD, MEMBER)).verbatim_tool_calling is False
+        async with sessions() as s, s.begin():
+            await repo.set_custom_endpoint(s, GUILD, "http://127.0.0.1:9/v1", "model-a")
+            await repo.set_verbatim_tool_calling(s, GUILD, True)
+        route = await credentials.route(GUILD, MEMBER)
+        assert route.verbatim_tool_calling is True
+        lease = KeyLease(KeyRef("server", 1), "…abcd", "sk-test-abcd")
+        custom = _adapter(route.legs[0].chain[0], lease, route.verbatim_tool_calling, 5.0)
+        openai = _adapter(ModelTarget("openai", "gpt-x"), lease, route.verbatim_tool_calling, 5.0)
+        assert custom.verbatim_tool_calling is True and openai.verbatim_tool_calling is False
+        assert _adapter(ModelTarget("custom", "no-address"), lease, True, 5.0) is None  # no base URL
+    finally:
+        await engine.dispose()
+
+
+async def test_environment_credentials_keep_the_configured_order():
+    settings = load_settings(_env_file=None, DEFAULT_TEXT_PROVIDER="openai", DEFAULT_TEXT_MODEL="m",
+                             DEFAULT_TEXT_API_KEYS="sk-one-1111,sk-two-2222")
+    credentials = EnvironmentCredentials(settings)
+    route = await credentials.route(None, MEMBER)
+    pool = await credentials.pool(None, route.legs[0], route.legs[0].chain[0], datetime.now(UTC))
+    assert [lease.masked for lease in pool] == ["…1111", "…2222"]
+    assert (await EnvironmentCredentials(load_settings(_env_file=None)).route(None, MEMBER)).blocked == "no_route"
