@@ -221,6 +221,9 @@ async def test_stop_command_ends_a_slow_stream_and_keeps_the_text(
         shown = answers(fake)[0].content
         await asyncio.sleep(0.3)
     assert (stopped.content, stopped.ephemeral) == (t("commands.stop.stopped", "en"), True)
+    synced = next(c for c in fake.commands["global"] if c["name"] == "stop")
+    assert synced["name_localizations"]["ja"] == "停止"
+    assert synced["description_localizations"]["ja"] == t("commands.stop.description", "ja")
     assert (again.content, again.ephemeral) == (t("commands.stop.nothing", "en"), True)
     [answer] = answers(fake)
     assert answer.content == shown and "word20" in shown
