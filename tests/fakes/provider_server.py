@@ -19,6 +19,8 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.fakes.local_app import serve_on_loopback
+
 
 def split_events(body: bytes) -> list[bytes]:
     """Split an SSE body into events, each keeping its blank-line terminator."""
@@ -150,11 +152,7 @@ class ProviderReplayServer:
     async def __aenter__(self) -> ProviderReplayServer:
         app = web.Application()
         app.router.add_route("POST", "/{tail:.*}", self._handle)
-        self._runner = web.AppRunner(app, access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        self._runner, self.port = await serve_on_loopback(app)
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
