@@ -5,7 +5,10 @@ short reply chain, and hands it to the generation turn (`bot.turn.run_generation
 which resolves the member's route (personal key, the server's models and key pool, or
 the operator's environment default), rotates keys, falls back across models and shows
 errors. A typing indicator runs until the first text is posted; `request_stop` is the
-hook of `/stop`. A bot without a database (no `sessions`) answers from the environment
+hook of `/stop`. The model may call the built-in tools (`bot.tools`), which see only
+the message's channel. When the same member asks again in the same channel while their
+answer streams, that answer stops where it is (`follow_up_interrupt`, no error) and the
+new message gets its own answer. A bot without a database (no `sessions`) answers from the environment
 default alone.
 """
 
@@ -23,6 +26,7 @@ from bot.discord_sink import DiscordMessageSink
 from bot.error_embed import locale_for_message
 from bot.settings import Settings
 from bot.thought_log import configured_channel_id, post_thought_log
+from bot.tools import ToolContext, ToolLoop, default_registry
 from bot.turn import Credentials, DatabaseCredentials, EnvironmentCredentials, run_generation_turn
 from bot.vault import Vault
 from providers import ChatRequest, Message
@@ -92,6 +96,8 @@ class ChatCog(commands.Cog):
         self.settings: Settings = settings if settings is not None else bot.settings  # type: ignore[attr-defined]
         self.budgets = ChannelBudgets()  # one edit budget per channel, shared by every answer
         self._stops: dict[int, asyncio.Event] = {}
+        self._follow_ups: dict[tuple[int, int], asyncio.Event] = {}  # (channel, member) -> event
+        self.tools = default_registry()
 
     def request_stop(self, channel_id: int) -> bool:
         """Stop the answer streaming in `channel_id` (what was said stays); False if none runs."""
@@ -101,11 +107,20 @@ class ChatCog(commands.Cog):
         event.set()
         return True
 
+    def supersede(self, channel_id: int, user_id: int) -> bool:
+        """End the member's answer streaming in this channel: they asked something new."""
+        event = self._follow_ups.get((channel_id, user_id))
+        if event is None or event.is_set():
+            return False
+        event.set()
+        return True
+
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:
         user = self.bot.user
         if user is None or not addresses_bot(message, user):
             return
+        self.supersede(message.channel.id, message.author.id)
         try:
             await self.answer(message)
         except Exception:  # noqa: BLE001 - one failed answer must not silence the listener
@@ -141,6 +156,8 @@ class ChatCog(commands.Cog):
         guild_id = message.guild.id if message.guild is not None else None
         channel_id = message.channel.id
         stop = self._stops[channel_id] = asyncio.Event()
+        follow_key = (channel_id, message.author.id)
+        follow_up = self._follow_ups[follow_key] = asyncio.Event()
         first_text = asyncio.Event()
         typing = asyncio.create_task(_keep_typing(sink, first_text))
 
@@ -159,12 +176,16 @@ class ChatCog(commands.Cog):
                 credentials=self.credentials(), guild_id=guild_id, user_id=message.author.id,
                 request=request, sink=sink, budget=self.budgets.for_channel(channel_id),
                 locale=locale, stop_event=stop, on_first_message=on_first_message, on_retry=on_retry,
+                follow_up_event=follow_up,
+                tool_loop=ToolLoop(self.tools, ToolContext(channel=message.channel)),
             )
         finally:
             first_text.set()
             typing.cancel()
             if self._stops.get(channel_id) is stop:
                 del self._stops[channel_id]
+            if self._follow_ups.get(follow_key) is follow_up:
+                del self._follow_ups[follow_key]
         result = outcome.result
         if result is None:
             return None

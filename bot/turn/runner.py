@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bot.repo import KeyLease, ModelTarget
+from bot.tools.loop import ToolLoop
 from bot.turn.credentials import Credentials, Leg
 from bot.turn.policy import Step, plan_next, retry_after_seconds
 from providers import ChatRequest, create_adapter, normalized_stream
@@ -96,13 +97,23 @@ async def run_generation_turn(
     budget: EditBudget | None = None,
     locale: str | None = None,
     stop_event: Any = None,
+    follow_up_event: Any = None,
+    tool_loop: ToolLoop | None = None,
     on_first_message: Callable[[SentMessage], object] | None = None,
     on_retry: Callable[[], object] | None = None,
     now: Callable[[], datetime] = utc_now,
     timeout: float | None = PROVIDER_TIMEOUT,
     max_attempts: int = MAX_ATTEMPTS,
 ) -> TurnOutcome:
-    """Answer `request` through the member's route; see the module docstring."""
+    """Answer `request` through the member's route; see the module docstring.
+
+    With `tool_loop`, the request declares its tools and a `function_call` answer runs
+    them and streams on into the same reply (`bot.tools.loop`); a failure after the
+    tools ran is shown in place, not retried (the answer has already begun).
+    `follow_up_event` ends the answer when the member asks something new.
+    """
+    if tool_loop is not None:
+        request = tool_loop.with_tools(request)
     route = await credentials.route(guild_id, user_id)
     outcome = TurnOutcome(blocked=route.blocked)
     if route.blocked is not None or not route.legs:
@@ -117,7 +128,9 @@ async def run_generation_turn(
             pool = await credentials.pool(guild_id, leg, target, now())
             key_scoped_only = True
             for key_index, lease in enumerate(pool):
-                if len(outcome.attempts) >= max_attempts or (stop_event is not None and stop_event.is_set()):
+                if _interrupted(follow_up_event):
+                    return outcome  # a newer question supersedes this one: no retry, no embed
+                if len(outcome.attempts) >= max_attempts or _interrupted(stop_event, follow_up_event):
                     return await _give_up(outcome, failure, sink, locale, secrets, tried_any_key)
                 tried_any_key = True
                 adapter = _adapter(target, lease, route.verbatim_tool_calling, timeout)
@@ -135,13 +148,19 @@ async def run_generation_turn(
                 try:
                     result = await run_stream(
                         normalized_stream(adapter, request), delivery, stop_event=stop_event,
-                        suppress_errors=True, locale=locale, provider=target.provider,
+                        follow_up_event=follow_up_event, suppress_errors=True, locale=locale,
+                        provider=target.provider, continue_after_calls=tool_loop is not None,
                     )
+                    answered = result.error is None
+                    if answered and result.status == "function_call" and tool_loop is not None:
+                        result = await tool_loop.run(
+                            adapter, request, result, delivery, provider=target.provider, locale=locale,
+                            stop_event=stop_event, follow_up_event=follow_up_event, sink=sink)
                 finally:
                     await _close(adapter)
-                if result.error is None:
+                if answered:
                     await _record_success(credentials, lease, now())
-                    stopped = result.status == "stopped_by_user"
+                    stopped = result.status in ("stopped_by_user", "follow_up_interrupt")
                     outcome.attempts.append(Attempt(leg.credential_source, target.provider, target.model,
                                                     lease.masked, "stopped" if stopped else "ok"))
                     outcome.result, outcome.target = result, target
@@ -166,6 +185,10 @@ async def run_generation_turn(
                 if step.action == "next_model":
                     break
     return await _give_up(outcome, failure, sink, locale, secrets, tried_any_key)
+
+
+def _interrupted(*events: Any) -> bool:
+    return any(event is not None and event.is_set() for event in events)
 
 
 async def _give_up(outcome: TurnOutcome, failure: _Failure | None, sink: MessageSink,

@@ -1,0 +1,57 @@
+"""The tool registry: name -> argument model + coroutine, and the specs sent to providers."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from bot.tools.schema import tool_parameters
+from providers.types import ToolSpec
+
+
+@dataclass(frozen=True)
+class ToolContext:
+    """What a tool may touch: the channel the question was asked in, nothing else."""
+
+    channel: Any = None  # a discord.py messageable (None outside Discord)
+
+
+class ToolError(Exception):
+    """A failure the model should read (bad zone, bad notation); never holds secrets."""
+
+
+@dataclass(frozen=True)
+class Tool:
+    """One built-in tool; `run` gets validated arguments and the turn's context."""
+
+    name: str
+    description: str
+    arguments: type[BaseModel]
+    run: Callable[[Any, ToolContext], Awaitable[Any]]
+
+    def spec(self) -> ToolSpec:
+        return ToolSpec(name=self.name, description=self.description,
+                        parameters=tool_parameters(self.arguments))
+
+
+class ToolRegistry:
+    """An ordered set of tools with unique names."""
+
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for tool in tools:
+            if tool.name in self._tools:
+                raise ValueError(f"duplicate tool name {tool.name!r}")
+            self._tools[tool.name] = tool
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def specs(self) -> list[ToolSpec]:
+        return [tool.spec() for tool in self._tools.values()]
