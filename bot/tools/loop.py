@@ -85,6 +85,10 @@ async def execute_calls(calls: Sequence[FunctionCall], registry: ToolRegistry, c
     return [await execute_call(call, registry, context, timeout) for call in calls]
 
 
+def _is_set(event: asyncio.Event | None) -> bool:
+    return event is not None and event.is_set()
+
+
 def history_for(text: str, results: Sequence[CallResult]) -> list[Message]:
     """The assistant turn that called the tools, then one tool message per call."""
     calls = [r.call for r in results]
@@ -116,6 +120,10 @@ class ToolLoop:
         shown = 0  # characters of the delivery before the current response
         tools_offered = True
         while result.status == "function_call" and tools_offered:
+            if _is_set(stop_event) or _is_set(follow_up_event):  # asked to stop between responses
+                await delivery.finish()
+                result.status = "stopped_by_user" if _is_set(stop_event) else "follow_up_interrupt"
+                return result
             iterations += 1
             results = await execute_calls(result.function_calls, self.registry, self.context, self.timeout)
             for r in results:
