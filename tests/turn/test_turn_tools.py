@@ -13,7 +13,7 @@ from tests.discord.chat_streams import openai_stream
 from tests.fakes.discord_harness import running_bot
 from tests.fakes.discord_server import FakeDiscord
 from tests.fakes.provider_server import ProviderReplayServer, Reply
-from tests.turn.helpers import answers, configure_server, embeds
+from tests.turn.helpers import answers, configure_personal, configure_server, embeds
 from tests.turn.test_turn_discord import ask
 
 
@@ -134,3 +134,51 @@ async def test_same_member_asking_again_interrupts_the_streaming_answer(
     assert second.content == fresh
     assert embeds(fake) == [] and len(server.requests) == 2
     assert not any(m.deleted for m in fake.bot_messages(fake.channel_id))
+
+
+def anthropic_tool_use(name: str, arguments: str, call_id: str = "toolu_1") -> Reply:
+    """An Anthropic Messages stream whose answer is one tool_use block."""
+    message = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-personal",
+               "content": [], "stop_reason": None, "stop_sequence": None,
+               "usage": {"input_tokens": 10, "output_tokens": 1}}
+    return Reply.named_sse([
+        ("message_start", {"type": "message_start", "message": message}),
+        ("content_block_start", {"type": "content_block_start", "index": 0,
+                                 "content_block": {"type": "tool_use", "id": call_id, "name": name, "input": {}}}),
+        ("content_block_delta", {"type": "content_block_delta", "index": 0,
+                                 "delta": {"type": "input_json_delta", "partial_json": arguments}}),
+        ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                           "usage": {"output_tokens": 12}}),
+        ("message_stop", {"type": "message_stop"}),
+    ])
+
+
+async def test_consecutive_tool_errors_end_an_anthropic_turn_with_a_notice(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot, monkeypatch) -> None:
+    fake, server = fake_discord, provider_server
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+    server.reply(anthropic_tool_use("weather", '{"city": "Oslo"}'))  # an unknown tool, every time
+    notice = t("chat.tool_limit_reached", "en")
+    bot = turn_bot()
+    async with running_bot(fake, bot) as run:
+        await configure_personal(bot, fake, "sk-ant-personal-9f2e")
+        await ask(fake, "weather in Oslo?")
+        await run.wait_for(lambda: any(notice in m.content for m in answers(fake)))
+        await asyncio.sleep(0.2)
+    bodies = [r.json for r in server.requests]
+    # Three consecutive failed calls; Anthropic cannot read tool history without the tool
+    # list, so the turn ends with the notice instead of a request without tools.
+    assert len(bodies) == 3 and all(body["tools"] for body in bodies)
+    assert [tool["name"] for tool in bodies[0]["tools"]] == [
+        "current_time", "roll_dice", "recent_channel_messages"]
+    assert "$defs" not in json.dumps(bodies[0]["tools"])
+    assistant, results = bodies[1]["messages"][-2:]
+    assert assistant["role"] == "assistant"
+    assert [b for b in assistant["content"] if b["type"] == "tool_use"] == [
+        {"type": "tool_use", "id": "toolu_1", "name": "weather", "input": {"city": "Oslo"}}]
+    [result] = [b for b in results["content"] if b["type"] == "tool_result"]
+    assert result["tool_use_id"] == "toolu_1"
+    content = result["content"] if isinstance(result["content"], str) else result["content"][0]["text"]
+    assert json.loads(content)["error"]["type"] == "unknown_tool"
+    assert [m.content for m in answers(fake)] == [notice] and embeds(fake) == []
