@@ -182,3 +182,19 @@ async def test_consecutive_tool_errors_end_an_anthropic_turn_with_a_notice(
     content = result["content"] if isinstance(result["content"], str) else result["content"][0]["text"]
     assert json.loads(content)["error"]["type"] == "unknown_tool"
     assert [m.content for m in answers(fake)] == [notice] and embeds(fake) == []
+
+
+async def test_another_member_asking_does_not_interrupt(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot) -> None:
+    fake, server = fake_discord, provider_server
+    first_text = "The first member's answer arrives in full, piece by piece."
+    other_text = "The owner's own answer."
+    server.enqueue(openai_stream(first_text, piece=3, event_delay=0.05), openai_stream(other_text))
+    bot = turn_bot()
+    async with running_bot(fake, bot) as run:
+        await configure_server(bot, fake, server)
+        await ask(fake, "a question")
+        await run.wait_for(lambda: bool(answers(fake)))
+        await fake.send_user_message(f"<@{fake.bot_user['id']}> mine", author=fake.owner, mention_bot=True)
+        await run.wait_for(lambda: sorted(m.content for m in answers(fake)) == sorted([first_text, other_text]))
+    assert embeds(fake) == [] and len(server.requests) == 2
