@@ -5,7 +5,8 @@ calls. A truncated call (§4.5) is never dispatched: its arguments are a repair'
 The loop is bounded by iterations and by consecutive failed calls; past a bound the model
 is asked once more without tools (providers that need the tool list to read tool history
 end with a notice instead). Follow-up responses stream into the same delivery, so the
-reader sees one answer.
+reader sees one answer; a follow-up's failure is shown there (the turn's embed renderer),
+never retried on another key, since the answer has already begun.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import contextlib
 import dataclasses
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,10 +25,10 @@ from pydantic import ValidationError
 from bot.tools.registry import ToolContext, ToolError, ToolRegistry
 from providers import ChatRequest, Message, normalized_stream
 from providers.i18n import t
-from providers.types import FunctionCall
+from providers.types import FunctionCall, ProviderError
 from stream.buffer import MessageDelivery
 from stream.orchestrator import StreamResult, run_stream
-from stream.sink import MessageSink, SinkError
+from stream.sink import EmbedSpec, MessageSink, SinkError
 
 log = logging.getLogger(__name__)
 
@@ -113,7 +114,8 @@ class ToolLoop:
                   *, provider: str | None = None, locale: str | None = None,
                   stop_event: asyncio.Event | None = None,
                   follow_up_event: asyncio.Event | None = None,
-                  sink: MessageSink | None = None) -> StreamResult:
+                  sink: MessageSink | None = None,
+                  render_error: Callable[[ProviderError], EmbedSpec] | None = None) -> StreamResult:
         """Continue a `function_call` result until the model answers (see the module docstring)."""
         messages = list(request.messages)
         iterations = errors = 0
@@ -141,7 +143,7 @@ class ToolLoop:
             result = await run_stream(
                 normalized_stream(adapter, follow), delivery, stop_event=stop_event,
                 follow_up_event=follow_up_event, locale=locale, provider=provider,
-                continue_after_calls=tools_offered,
+                continue_after_calls=tools_offered, render_error=render_error,
             )
         if result.status == "function_call":  # bounded and the model still wants tools
             await delivery.finish()

@@ -155,7 +155,9 @@ async def run_generation_turn(
                     if answered and result.status == "function_call" and tool_loop is not None:
                         result = await tool_loop.run(
                             adapter, request, result, delivery, provider=target.provider, locale=locale,
-                            stop_event=stop_event, follow_up_event=follow_up_event, sink=sink)
+                            stop_event=stop_event, follow_up_event=follow_up_event, sink=sink,
+                            render_error=error_embed_renderer(locale=locale, known_secrets=secrets,
+                                                              credential_source=leg.credential_source))
                 finally:
                     await _close(adapter)
                 if answered:

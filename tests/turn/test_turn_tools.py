@@ -13,7 +13,7 @@ from tests.discord.chat_streams import openai_stream
 from tests.fakes.discord_harness import running_bot
 from tests.fakes.discord_server import FakeDiscord
 from tests.fakes.provider_server import ProviderReplayServer, Reply
-from tests.turn.helpers import answers, configure_personal, configure_server, embeds
+from tests.turn.helpers import answers, configure_personal, configure_server, embeds, openai_error
 from tests.turn.test_turn_discord import ask
 
 
@@ -198,3 +198,23 @@ async def test_another_member_asking_does_not_interrupt(
         await fake.send_user_message(f"<@{fake.bot_user['id']}> mine", author=fake.owner, mention_bot=True)
         await run.wait_for(lambda: sorted(m.content for m in answers(fake)) == sorted([first_text, other_text]))
     assert embeds(fake) == [] and len(server.requests) == 2
+
+
+async def test_a_failure_after_the_tools_ran_is_shown_in_place_not_retried(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot) -> None:
+    fake, server = fake_discord, provider_server
+    server.enqueue(tool_call_stream("roll_dice", '{"notation": "2d6"}', text="Rolling. "),
+                   openai_error(429, "Rate limit reached for requests", code="rate_limit_exceeded"))
+    bot = turn_bot()
+    async with running_bot(fake, bot) as run:
+        await configure_server(bot, fake, server)
+        await ask(fake, "roll 2d6")
+        await run.wait_for(lambda: bool(embeds(fake)))
+        await asyncio.sleep(0.3)
+    assert [r.api_key for r in server.requests] == ["sk-pool-first", "sk-pool-first"]
+    [embed] = embeds(fake)
+    assert embed["title"] == t("genai.stream.rate_limit_title", "en")  # the turn's renderer, in place
+    assert "sk-pool" not in str(embed)
+    [answer] = answers(fake)
+    assert answer.content.startswith("Rolling.") and INDICATOR not in answer.content
+    assert not any(m.deleted for m in fake.bot_messages(fake.channel_id))
