@@ -46,6 +46,7 @@ class ToolRegistry:
             if tool.name in self._tools:
                 raise ValueError(f"duplicate tool name {tool.name!r}")
             self._tools[tool.name] = tool
+        self._specs = [tool.spec() for tool in self._tools.values()]  # built once, sent every turn
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
@@ -54,4 +55,4 @@ class ToolRegistry:
         return list(self._tools)
 
     def specs(self) -> list[ToolSpec]:
-        return [tool.spec() for tool in self._tools.values()]
+        return list(self._specs)
