@@ -101,12 +101,7 @@ class SSEDecoder:
             self._buffer = buffer
             return []
         self._buffer = buffer[cut + 2 :]
-        events: list[SSEEvent] = []
-        for block in buffer[:cut].split(b"\n\n"):
-            event = self.parse_block(block)
-            if event is not None:
-                events.append(event)
-        return events
+        return self._dispatch(buffer[:cut])
 
     def finish(self) -> list[SSEEvent]:
         """At end of body: dispatch a last event whose lines are complete; drop a cut line."""
@@ -116,12 +111,11 @@ class SSEDecoder:
         end = buffer.rfind(b"\n")
         if end < 0:
             return []
-        events: list[SSEEvent] = []
-        for block in buffer[:end].split(b"\n\n"):
-            event = self.parse_block(block)
-            if event is not None:
-                events.append(event)
-        return events
+        return self._dispatch(buffer[:end])
+
+    def _dispatch(self, complete: bytes) -> list[SSEEvent]:
+        """Events of the blank-line-separated blocks in `complete` (all lines whole)."""
+        return [e for block in complete.split(b"\n\n") if (e := self.parse_block(block)) is not None]
 
 
 def iter_sse(chunks: Iterator[bytes]) -> Iterator[SSEEvent]:

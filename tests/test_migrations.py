@@ -2,50 +2,27 @@
 
 from __future__ import annotations
 
-import os
-import uuid
-
 import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import inspect, text
+from sqlalchemy import inspect
 
 from bot import migrate
 from bot.db.base import Base
 from bot.db.engine import create_engine
-
-POSTGRES_URL = os.environ.get("TEST_POSTGRES_URL")
+from tests.databases import postgres_schema
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 async def engine(request, tmp_path):
-    if request.param == "sqlite":
-        eng = create_engine(f"sqlite+aiosqlite:///{tmp_path}/m.sqlite3")
-        yield eng
-        await eng.dispose()
+    if request.param == "postgresql":
+        async with postgres_schema() as make:
+            yield make()
         return
-    if not POSTGRES_URL:
-        pytest.skip("TEST_POSTGRES_URL is unset (CI sets it when PostgreSQL answers on 127.0.0.1:5432)")
-    admin = create_engine(POSTGRES_URL)
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    async with admin.begin() as conn:
-        await conn.execute(text(f'CREATE SCHEMA "{schema}"'))
-    eng = create_engine(POSTGRES_URL)
-    eng = eng.execution_options(schema_translate_map=None)
-    from sqlalchemy import event
-
-    @event.listens_for(eng.sync_engine, "connect")
-    def _search_path(dbapi_connection, _record):
-        cursor = dbapi_connection.cursor()
-        cursor.execute(f'SET search_path TO "{schema}"')
-        cursor.close()
-
+    eng = create_engine(f"sqlite+aiosqlite:///{tmp_path}/m.sqlite3")
     yield eng
     await eng.dispose()
-    async with admin.begin() as conn:
-        await conn.execute(text(f'DROP SCHEMA "{schema}" CASCADE'))
-    await admin.dispose()
 
 
 async def _tables(engine) -> set[str]:

@@ -51,6 +51,26 @@ def fast_ready_kwargs() -> dict[str, Any]:
     return {"guild_ready_timeout": 0.05}
 
 
+def llmbot_factory(database_dir: Path, database_name: str = "bot.sqlite3") -> Callable[..., Any]:
+    """`make(**settings)` builds the real LLMBot on a SQLite file in `database_dir` with one
+    fixed encryption key (kept on `make.encryption_key`, the folder on `make.database_dir`)."""
+    from cryptography.fernet import Fernet
+
+    from bot.app import LLMBot
+    from bot.settings import load_settings
+
+    key = Fernet.generate_key().decode()
+
+    def make(**env: Any) -> Any:
+        values = {"DATABASE_URL": f"sqlite+aiosqlite:///{database_dir}/{database_name}",
+                  "BOT_ENCRYPTION_KEY": key, **env}
+        return LLMBot(load_settings(_env_file=None, **values), **fast_ready_kwargs())
+
+    make.database_dir = database_dir  # type: ignore[attr-defined]
+    make.encryption_key = key  # type: ignore[attr-defined]
+    return make
+
+
 @dataclass
 class RunningBot:
     fake: FakeDiscord
