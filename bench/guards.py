@@ -2,7 +2,8 @@
 
 Run from the repository root: `python bench/guards.py`. Text is fed as 1-character
 deltas (the worst case for per-call overhead and for any rescanning of held text);
-truncated tool arguments go through the repair in one call. The script only reports.
+truncated tool arguments go through the repair in one call. The script only reports;
+its figures go to bench/results.json under `guards.<guard>.*`.
 """
 
 from __future__ import annotations
@@ -10,11 +11,12 @@ from __future__ import annotations
 import json
 import random
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from harness import Figures, Timing, best, key_part, time_call, verdict  # noqa: E402
 
 from providers.text.json_repair import try_repair_incomplete_json  # noqa: E402
 from providers.text.spill_guard import ReasoningContentSpillGuard  # noqa: E402
@@ -125,16 +127,12 @@ def best_costs(fn: Callable[[str], None], small: str, large: str, rounds: int) -
     CPU time rather than wall time, and rounds interleaving both sizes, so that load from
     other processes on this shared machine distorts the two sizes alike.
     """
-    small_best = large_best = float("inf")
+    small_runs: list[Timing] = []
+    large_runs: list[Timing] = []
     for _ in range(rounds):
-        for _ in range(3):
-            start = time.process_time()
-            fn(small)
-            small_best = min(small_best, time.process_time() - start)
-        start = time.process_time()
-        fn(large)
-        large_best = min(large_best, time.process_time() - start)
-    return small_best / len(small), large_best / len(large)
+        small_runs.extend(time_call(fn, small) for _ in range(3))
+        large_runs.append(time_call(fn, large))
+    return best(small_runs).cpu / len(small), best(large_runs).cpu / len(large)
 
 
 def main() -> int:
@@ -146,18 +144,23 @@ def main() -> int:
         ("verbatim parser (1-char deltas)", run_verbatim, small_text, large_text),
         ("json repair (one call)", run_repair, small_json, large_json),
     ]
+    figures = Figures("guards")
     print(f"{'guard':38} {'ns/B 64KiB':>11} {'ns/B 1MiB':>10} {'ratio':>6}  target<={TARGET_RATIO}")
     all_ok = True
     for name, fn, small, large in rows:
         small_cost, large_cost = best_costs(fn, small, large, rounds=3)
-        ratio = large_cost / small_cost
-        ok = ratio <= TARGET_RATIO
-        all_ok &= ok
+        key = key_part(name.split(" (")[0])
+        figures.add(f"{key}.ns_per_byte_64k", small_cost * 1e9)
+        figures.add(f"{key}.ns_per_byte_1m", large_cost * 1e9)
+        # The floor of a linearity check is the same guard's cost per byte at 64 KiB.
+        ratio = figures.add_ratio(key, large_cost, small_cost)
+        all_ok &= ratio <= TARGET_RATIO
         print(
             f"{name:38} {small_cost * 1e9:11.1f} {large_cost * 1e9:10.1f} {ratio:6.2f}  "
-            f"{'meets' if ok else 'MISSES'}"
+            f"{verdict(ratio, TARGET_RATIO)}"
         )
     print("all guards meet the target ratio" if all_ok else "some guard misses the target ratio")
+    print(f"figures merged into {figures.write()}")
     return 0
 
 

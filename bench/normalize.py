@@ -6,10 +6,9 @@ A long stream is served by the local replay server (in 64 KiB writes); three rea
 - floor: httpx reads the SSE body and `json.loads` each event (the least any reader pays);
 - sdk:   the provider SDK's own typed iteration;
 - ours:  `normalized_stream` over our adapter, guards on.
-It prints µs per chunk and the ratios. Target: ours <= 3x floor.
-
-Other streams plug in as `Scenario`s (bench/normalize_native.py adds Anthropic and
-Gemini with the same harness: `Scenario`, `floor_sse`, `run_scenarios`).
+It prints µs per chunk (best wall time of the repeats) and the ratios. Target: ours <= 3x
+floor. Figures go to bench/results.json as `normalize.<scenario>.<reader>.us_per_chunk` and
+`....ratio_to_floor`. Other streams plug in as `Scenario`s.
 """
 
 from __future__ import annotations
@@ -18,7 +17,6 @@ import argparse
 import asyncio
 import json
 import sys
-import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,24 +27,15 @@ if str(ROOT) not in sys.path:
 
 import httpx  # noqa: E402
 import openai  # noqa: E402
+from harness import Figures, best_of_async, bulk_replay_server, key_part, target_line  # noqa: E402
 
 from providers import ChatRequest, Message, ToolSpec, create_adapter, normalized_stream  # noqa: E402
+from providers.endpoint_check import EndpointPolicy  # noqa: E402
 from tests.fakes.provider_server import ProviderReplayServer, Reply  # noqa: E402
 
-PIECE = 64 * 1024
-
-
-class BulkReplayServer(ProviderReplayServer):
-    """The replay server writing the body in 64 KiB pieces, as a network read delivers it.
-
-    Writing 20,000 events one by one would cost the server ~50 µs per event on this same
-    event loop and hide every reader's own cost behind it.
-    """
-
-    async def _write_body(self, request, response, reply: Reply) -> None:  # type: ignore[override]
-        for start in range(0, len(reply.body), PIECE):
-            await response.write(reply.body[start : start + PIECE])
-        await response.write_eof()
+# The body goes out in 64 KiB writes, as a network read delivers a fast stream.
+BulkReplayServer = bulk_replay_server(64 * 1024)
+TARGET_RATIO = 3.0
 
 
 Reader = Callable[[ProviderReplayServer], Awaitable[int]]
@@ -56,6 +45,7 @@ Reader = Callable[[ProviderReplayServer], Awaitable[int]]
 @dataclass
 class Scenario:
     name: str
+    key: str  # its part of the results.json keys
     reply: Reply
     chunks: int
     readers: dict[str, Reader]  # "floor", "sdk", "ours" (and any extra rows)
@@ -146,6 +136,7 @@ def openai_scenarios(chunks: int) -> list[Scenario]:
     tools = (ToolSpec("get_time", "Current time", {"type": "object", "properties": {}}),)
     return [Scenario(
         name="openai-compatible text",
+        key="openai_text",
         reply=Reply(body=openai_body(chunks)),
         chunks=chunks,
         readers={
@@ -153,52 +144,49 @@ def openai_scenarios(chunks: int) -> list[Scenario]:
             "sdk": openai_sdk,
             "ours": ours_reader("openai"),
             "ours (custom + verbatim parser)": ours_reader(
-                "custom", ChatRequest(messages=REQUEST.messages, tools=tools), verbatim_tool_calling=True),
+                "custom", ChatRequest(messages=REQUEST.messages, tools=tools), verbatim_tool_calling=True,
+                # The replay server listens on loopback, which a custom endpoint may not by default.
+                endpoint_policy=EndpointPolicy(allow_private=True)),
         },
     ), Scenario(
         name="deepseek-style reasoning_content then text",
+        key="deepseek_reasoning",
         reply=Reply(body=openai_body(chunks, reasoning=chunks // 2)),
         chunks=chunks,
         readers={"floor": openai_floor, "sdk": openai_sdk, "ours": ours_reader("deepseek")},
     )]
 
 
-# ---- harness ----------------------------------------------------------------------------------
-async def best_of(reader: Reader, server: ProviderReplayServer, repeats: int) -> tuple[float, int]:
-    best, seen = float("inf"), 0
-    for _ in range(repeats):
-        start = time.perf_counter()
-        seen = await reader(server)
-        best = min(best, time.perf_counter() - start)
-    return best, seen
-
-
+# ---- running and reporting -------------------------------------------------------------------
 async def run_scenarios(scenarios: list[Scenario], repeats: int) -> list[dict]:
+    """Each scenario's readers against one server; µs per chunk is the best wall time."""
     rows = []
     for scenario in scenarios:
         async with BulkReplayServer() as server:
             server.reply(scenario.reply)
-            await best_of(scenario.readers["floor"], server, 1)  # warm up imports and sockets
+            await scenario.readers["floor"](server)  # warm up imports and sockets
             timings = {}
             for label, reader in scenario.readers.items():
-                seconds, seen = await best_of(reader, server, repeats)
-                timings[label] = (seconds * 1e6 / scenario.chunks, seen)
-        rows.append({"scenario": scenario.name, "chunks": scenario.chunks, "timings": timings})
+                timing, seen = await best_of_async(lambda r=reader: r(server), repeats)
+                timings[label] = (timing.wall * 1e6 / scenario.chunks, seen)
+        rows.append({"scenario": scenario, "timings": timings})
     return rows
 
 
-def print_report(rows: list[dict]) -> None:
+def print_report(rows: list[dict], figures: Figures) -> None:
     for row in rows:
-        timings = row["timings"]
+        scenario, timings = row["scenario"], row["timings"]
         floor = timings["floor"][0]
-        print(f"\n{row['scenario']} — {row['chunks']} chunks (best of runs, µs per chunk)")
+        print(f"\n{scenario.name} — {scenario.chunks} chunks (best of runs, µs per chunk)")
         for label, (us, seen) in timings.items():
-            print(f"  {label:<34} {us:8.2f} µs   {us / floor:6.2f}x floor   ({seen} items)")
+            key = f"{scenario.key}.{key_part(label)}"
+            figures.add(f"{key}.us_per_chunk", us)
+            ratio = 1.0 if label == "floor" else figures.add_ratio(key, us, floor)
+            print(f"  {label:<34} {us:8.2f} µs   {ratio:6.2f}x floor   ({seen} items)")
         if "sdk" in timings and "ours" in timings:
             ours, sdk = timings["ours"][0], timings["sdk"][0]
-            verdict = "OK" if ours <= 3 * floor else "OVER TARGET"
-            print(f"  ours/floor = {ours / floor:.2f} (target <= 3.00: {verdict}); "
-                  f"sdk/ours = {sdk / ours:.1f}x")
+            sdk_to_ours = figures.add(f"{scenario.key}.sdk_to_ours", sdk / ours)
+            print(f"  {target_line('ours/floor', ours / floor, TARGET_RATIO)}; sdk/ours = {sdk_to_ours:.1f}x")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -207,7 +195,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args(argv)
     rows = asyncio.run(run_scenarios(openai_scenarios(args.chunks), args.repeats))
-    print_report(rows)
+    figures = Figures("normalize")
+    print_report(rows, figures)
+    print(f"\nfigures merged into {figures.write()}")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,9 @@ writes one event at a time instead):
 - ours:  `normalized_stream` over our adapter (SDK-built request, raw body, jiter).
 
 The figure is the client process's CPU time per chunk (best of several runs), with wall
-time beside it. The target is ours <= 3x the floor. The script only reports.
+time beside it. The target is ours <= 3x the floor. The script only reports; figures go to
+bench/results.json as `normalize_native.<provider>.<mode>.cpu_us_per_chunk` (and
+`wall_us_per_chunk`, `ratio_to_floor`), the provider suffixed `_per_event` with `--per-event`.
 """
 
 from __future__ import annotations
@@ -23,12 +25,13 @@ import json
 import random
 import subprocess
 import sys
-import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from harness import Figures, Timing, best_of, bulk_replay_server, target_line  # noqa: E402
 
 CHUNKS = 20_000
 RUNS = 3
@@ -86,20 +89,13 @@ def gemini_body(chunks: int = CHUNKS) -> bytes:
 # ---- the server, in a child process ---------------------------------------------------------
 def serve(provider: str, piece: int) -> None:
     """The replay server, writing the body in `piece`-byte writes (0: one write per event)."""
-    from tests.fakes.provider_server import ProviderReplayServer, Reply
+    from tests.fakes.provider_server import Reply
 
-    class BulkReplayServer(ProviderReplayServer):
-        async def _write_body(self, request, response, reply):  # type: ignore[no-untyped-def]
-            if not piece:
-                return await super()._write_body(request, response, reply)
-            for start in range(0, len(reply.body), piece):
-                await response.write(reply.body[start:start + piece])
-            await response.write_eof()
-
+    server_class = bulk_replay_server(piece)
     body = anthropic_body() if provider == "anthropic" else gemini_body()
 
     async def main() -> None:
-        async with BulkReplayServer() as server:
+        async with server_class() as server:
             server.reply(Reply(body=body))
             print(server.url, flush=True)
             await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
@@ -189,50 +185,52 @@ async def ours(url: str, provider: str) -> int:
     return count
 
 
-def measure(run: Callable[[], Awaitable[int]]) -> tuple[float, float]:
-    """Best (CPU seconds, wall seconds) over RUNS, after one warm-up."""
-    asyncio.run(run())
-    best_cpu = best_wall = float("inf")
-    for _ in range(RUNS):
-        cpu, wall = time.process_time(), time.perf_counter()
-        asyncio.run(run())
-        best_cpu = min(best_cpu, time.process_time() - cpu)
-        best_wall = min(best_wall, time.perf_counter() - wall)
-    return best_cpu, best_wall
+def measure(run: Callable[[], Awaitable[int]]) -> Timing:
+    """Best CPU and wall seconds over RUNS, after one warm-up."""
+    return best_of(lambda: asyncio.run(run()), RUNS, warmup=True)
 
 
-def bench(provider: str, piece: int) -> None:
+def modes_for(provider: str, url: str) -> dict[str, Callable[[], Awaitable[int]]]:
+    """The readers measured for `provider` against the server at `url`."""
+    if provider == "anthropic":
+        path, payload = "/v1/messages", {"model": "claude-bench", "max_tokens": 10, "stream": True,
+                                         "messages": [{"role": "user", "content": "hi"}]}
+        return {"floor": lambda: floor(url, path, payload), "sdk": lambda: anthropic_sdk(url),
+                "ours": lambda: ours(url, "anthropic")}
+    path = "/v1beta/models/gemini-bench:streamGenerateContent?alt=sse"
+    payload = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
+    return {"floor": lambda: floor(url, path, payload), "sdk": lambda: gemini_sdk(url),
+            "sdk-dicts": lambda: gemini_sdk_dicts(url), "ours": lambda: ours(url, "google")}
+
+
+def bench(provider: str, piece: int, figures: Figures) -> None:
     child = subprocess.Popen([sys.executable, __file__, "--serve", provider, str(piece)], cwd=ROOT,
                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
         assert child.stdout is not None
         url = child.stdout.readline().strip()
-        if provider == "anthropic":
-            path, payload = "/v1/messages", {"model": "claude-bench", "max_tokens": 10, "stream": True,
-                                             "messages": [{"role": "user", "content": "hi"}]}
-            modes = {"floor": lambda: floor(url, path, payload), "sdk": lambda: anthropic_sdk(url),
-                     "ours": lambda: ours(url, "anthropic")}
-        else:
-            path = "/v1beta/models/gemini-bench:streamGenerateContent?alt=sse"
-            payload = {"contents": [{"role": "user", "parts": [{"text": "hi"}]}]}
-            modes = {"floor": lambda: floor(url, path, payload), "sdk": lambda: gemini_sdk(url),
-                     "sdk-dicts": lambda: gemini_sdk_dicts(url), "ours": lambda: ours(url, "google")}
-        results = {name: measure(run) for name, run in modes.items()}
+        results = {name: measure(run) for name, run in modes_for(provider, url).items()}
     finally:
         if child.stdin is not None:
             child.stdin.close()
         child.wait(timeout=10)
-    base_cpu = results["floor"][0]
+    report(provider, piece, results, figures)
+
+
+def report(provider: str, piece: int, results: dict[str, Timing], figures: Figures) -> None:
+    base_cpu = results["floor"].cpu
     writes = f"{piece // 1024} KiB server writes" if piece else "one server write per event"
+    prefix = provider if piece else f"{provider}_per_event"
     print(f"\n{provider}: {CHUNKS:,} chunks, {writes} (client CPU us/chunk, best of {RUNS}; wall beside)")
-    for name, (cpu, wall) in results.items():
-        print(f"  {name:<10} {cpu / CHUNKS * 1e6:8.2f} us  (wall {wall / CHUNKS * 1e6:7.2f} us)"
-              f"  x{cpu / base_cpu:5.2f} floor")
-    ratio = results["ours"][0] / base_cpu
-    sdk_ratio = results["sdk"][0] / results["ours"][0]
-    verdict = "meets" if ratio <= TARGET_RATIO else "MISSES"
-    print(f"  ours/floor = {ratio:.2f} ({verdict} the <= {TARGET_RATIO:g}x target); "
-          f"sdk/ours = {sdk_ratio:.1f}x")
+    for name, timing in results.items():
+        key = f"{prefix}.{name.replace('-', '_')}"
+        cpu = figures.add(f"{key}.cpu_us_per_chunk", timing.cpu / CHUNKS * 1e6)
+        wall = figures.add(f"{key}.wall_us_per_chunk", timing.wall / CHUNKS * 1e6)
+        ratio = 1.0 if name == "floor" else figures.add_ratio(key, timing.cpu, base_cpu)
+        print(f"  {name:<10} {cpu:8.2f} us  (wall {wall:7.2f} us)  x{ratio:5.2f} floor")
+    sdk_to_ours = figures.add(f"{prefix}.sdk_to_ours", results["sdk"].cpu / results["ours"].cpu)
+    ratio = results["ours"].cpu / base_cpu
+    print(f"  {target_line('ours/floor', ratio, TARGET_RATIO)}; sdk/ours = {sdk_to_ours:.1f}x")
 
 
 if __name__ == "__main__":
@@ -243,5 +241,7 @@ if __name__ == "__main__":
         # per-chunk path. `--per-event`: one write per event (each read one event, as
         # a slow live stream delivers them), which adds the per-read cost to every mode.
         size = 0 if "--per-event" in sys.argv else 16 * 1024
+        native_figures = Figures("normalize_native")
         for name in ("anthropic", "google"):
-            bench(name, size)
+            bench(name, size, native_figures)
+        print(f"\nfigures merged into {native_figures.write()}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import sys
 
@@ -31,12 +32,11 @@ def main() -> int:
         print(exc, file=sys.stderr)
         return 2
     start_metrics(settings)
+    discord.utils.setup_logging(level=logging.getLevelNamesMapping()[settings.LOG_LEVEL], root=True)
+    from bot.lifecycle import serve
+
     try:
-        bot.run(
-            settings.DISCORD_TOKEN.get_secret_value(),
-            log_level=logging.getLevelNamesMapping()[settings.LOG_LEVEL],
-            root_logger=True,
-        )
+        asyncio.run(serve(bot, settings.DISCORD_TOKEN.get_secret_value()))
     except discord.LoginFailure:
         print("Discord refused DISCORD_TOKEN: check the bot token in the developer portal.", file=sys.stderr)
         return 2

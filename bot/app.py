@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import discord
 from discord.ext import commands
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot import migrate
+from bot.answers import RunningAnswers
 from bot.db.engine import create_engine, session_factory
 from bot.settings import Settings, resolve_encryption_keys
+from bot.turn import Credentials, DatabaseCredentials, EnvironmentCredentials
+from bot.vault import Vault
 
 log = logging.getLogger(__name__)
 
@@ -21,17 +25,31 @@ COG_MODULES: tuple[str, ...] = (
     "bot.cogs.admin",
     "bot.cogs.personal",
     "bot.cogs.chat",
-    "bot.cogs.control",
 )
 
 
-class LLMBot(commands.AutoShardedBot):
-    """The bot; shared state lives in the database, so several processes can shard one app."""
+def credentials_for(sessions: async_sessionmaker[AsyncSession] | None, vault: Vault | None,
+                    settings: Settings) -> Credentials:
+    """Where turns get routes and keys: the database when there is one with a vault to
+    open its keys, else the operator's environment default alone."""
+    if sessions is None or vault is None:
+        return EnvironmentCredentials(settings)
+    return DatabaseCredentials(sessions, vault, settings)
 
-    def __init__(self, settings: Settings, *, engine: AsyncEngine | None = None, **kwargs) -> None:
+
+class LLMBot(commands.AutoShardedBot):
+    """The bot; shared state lives in the database, so several processes can shard one app.
+
+    Everything the cogs need is built once here and read as plain attributes:
+    `settings`, `engine`, `sessions` (the session factory), `vault` (opens stored keys),
+    `encryption_keys` (the Fernet keys the vault was built from) and `credentials` (what a
+    generation turn reads its route and keys from).
+    """
+
+    def __init__(self, settings: Settings, *, engine: AsyncEngine | None = None, **kwargs: Any) -> None:
         intents = discord.Intents.default()
         intents.message_content = True
-        shard_kwargs: dict = {}
+        shard_kwargs: dict[str, Any] = {}
         if settings.SHARD_COUNT:
             shard_kwargs["shard_count"] = settings.SHARD_COUNT
             if settings.SHARD_IDS:
@@ -43,10 +61,13 @@ class LLMBot(commands.AutoShardedBot):
             **shard_kwargs,
             **kwargs,
         )
-        self.settings = settings
-        self.engine = engine or create_engine(settings.DATABASE_URL)
-        self.sessions = session_factory(self.engine)
-        self.encryption_keys = resolve_encryption_keys(settings)
+        self.settings: Settings = settings
+        self.engine: AsyncEngine = engine or create_engine(settings.DATABASE_URL)
+        self.sessions: async_sessionmaker[AsyncSession] = session_factory(self.engine)
+        self.encryption_keys: list[bytes] = resolve_encryption_keys(settings)
+        self.vault: Vault = Vault(self.encryption_keys)
+        self.credentials: Credentials = credentials_for(self.sessions, self.vault, settings)
+        self.answers = RunningAnswers()  # the answers streaming now (/stop, follow-ups, shutdown)
 
     async def setup_hook(self) -> None:
         await migrate.upgrade(self.engine)
@@ -54,7 +75,7 @@ class LLMBot(commands.AutoShardedBot):
             await self.load_extension(module)
         from bot.translator import BabelTranslator
 
-        # Command names/descriptions go out localized; nothing syncs unless asked (notes §3.2).
+        # Command names/descriptions go out localized; nothing syncs unless asked.
         await self.tree.set_translator(BabelTranslator())
         if not self.settings.SHARD_IDS or 0 in self.settings.SHARD_IDS:  # one process syncs
             await self.tree.sync()

@@ -5,6 +5,11 @@ Every send and edit carries `AllowedMentions.none()`, so whatever the model writ
 message does not ping its author either. discord.py errors become the stream layer's
 `SinkError`s, which is all the buffer needs to decide between "continue in a new
 message", "give up here" and "keep the text for later".
+
+An answer's sink also owns its "typing…" indicator: from creation until its first
+message, and again after a retraction (a retry replaces a failed answer) until the
+retry's first message. Discord shows the indicator for about ten seconds, so it is
+renewed until then.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from stream.sink import (
 )
 
 NO_MENTIONS = discord.AllowedMentions.none()
+TYPING_REFRESH = 8.0  # seconds; Discord shows the indicator for about 10
 # discord.py's route keys for the two message-writing routes of a channel.
 _EDIT_ROUTE = "PATCH /channels/{channel_id}/messages/{message_id}"
 _SEND_ROUTE = "POST /channels/{channel_id}/messages"
@@ -57,13 +63,43 @@ def sink_errors(*, editing: bool) -> Iterator[None]:
 
 
 class DiscordMessageSink:
-    """One channel's delivery surface, replying to `reply_to` when asked."""
+    """One channel's delivery surface, replying to `reply_to` when asked.
+
+    With `typing=True` (an answer's sink) it shows "typing…" as the module docstring
+    says; `close()` ends the indicator when the answer is over.
+    """
 
     def __init__(self, channel: discord.abc.Messageable, *, reply_to: discord.Message | None = None,
-                 client: discord.Client | None = None) -> None:
+                 client: discord.Client | None = None, typing: bool = False) -> None:
         self.channel = channel
         self.reply_to = reply_to
         self.client = client
+        self._shows_typing = typing
+        self._typing_task: asyncio.Task[None] | None = None
+        if typing:
+            self._start_typing()
+
+    def _start_typing(self) -> None:
+        if self._typing_task is None or self._typing_task.done():
+            self._typing_task = asyncio.get_running_loop().create_task(self._keep_typing())
+
+    def _stop_typing(self) -> None:
+        if self._typing_task is not None:
+            self._typing_task.cancel()
+            self._typing_task = None
+
+    async def _keep_typing(self) -> None:
+        while True:
+            try:
+                await self.typing()
+            except SinkError:
+                return
+            await asyncio.sleep(TYPING_REFRESH)
+
+    def close(self) -> None:
+        """The answer is over: no more "typing…"."""
+        self._shows_typing = False
+        self._stop_typing()
 
     def _reference(self, reply: bool) -> discord.MessageReference | None:
         if not reply or self.reply_to is None:
@@ -78,6 +114,7 @@ class DiscordMessageSink:
         with sink_errors(editing=False):
             sent = await self.channel.send(reference=self._reference(reply), mention_author=False,
                                            allowed_mentions=NO_MENTIONS, **kwargs)
+        self._stop_typing()  # something is on screen now
         return SentMessage(id=sent.id, channel_id=sent.channel.id)
 
     async def send(self, content: str, *, reply: bool = False) -> SentMessage:
@@ -88,11 +125,14 @@ class DiscordMessageSink:
             await self._partial(message).edit(content=content, allowed_mentions=NO_MENTIONS)
 
     async def delete(self, message: SentMessage) -> None:
+        """Remove a superseded message; an answer's sink shows "typing…" again until the retry speaks."""
         try:
             with sink_errors(editing=True):
                 await self._partial(message).delete()
         except MessageGone:
-            return  # already gone is what we wanted
+            pass  # already gone is what we wanted
+        if self._shows_typing:
+            self._start_typing()
 
     async def send_embed(self, embed: EmbedSpec, *, reply: bool = False) -> SentMessage:
         return await self._post(reply, embed=embed_from_spec(embed))

@@ -2,15 +2,15 @@
 
 A mention reply is read by the channel, so it uses the guild's preferred locale; a slash
 command answer is read by the member who ran it, so it uses the interaction's locale.
-DMs have no guild: English. The layout itself lives in `stream.error_embed_spec`.
+DMs have no guild: English. The layout itself lives in `bot.errors.embed`.
 """
 
 from __future__ import annotations
 
 import discord
 
-from stream.error_embed_spec import build_error_embed_spec
-from stream.error_presentation import ErrorPresentation
+from bot.errors.embed import build_error_embed_spec
+from bot.errors.presentation import ErrorPresentation
 from stream.sink import EmbedSpec
 
 

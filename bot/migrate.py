@@ -1,21 +1,35 @@
 """Apply the alembic migrations, from a shell (`python -m bot.migrate`) or from inside
-the running event loop on start (testing notes §6: the connection is handed to env.py,
-so alembic never calls asyncio.run inside a loop)."""
+the running event loop on start (the connection is handed to migrations/env.py, so
+alembic never calls asyncio.run inside a loop).
+
+Shard processes start together and each migrates on start, so a run holds a database-wide
+lock: without it two processes both find the schema empty and both create the tables, and
+the slower one crashes on "already exists" or a duplicate alembic version row.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import fcntl
+import os
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from bot.db.engine import create_engine
 from bot.settings import SettingsError, load_settings
 
 ROOT = Path(__file__).resolve().parents[1]
+# First half of PostgreSQL's two-part advisory lock key; the second half is the schema's
+# hash, so bots in different schemas of one database do not wait for each other.
+ADVISORY_LOCK_CLASS = 0x4C4C4D42  # "LLMB"
+SCHEMA_KEY = "hashtext(coalesce(current_schema(), ''))"
 
 
 def alembic_config() -> Config:
@@ -24,14 +38,66 @@ def alembic_config() -> Config:
     return cfg
 
 
+@asynccontextmanager
+async def _advisory_lock(conn: AsyncConnection) -> AsyncIterator[None]:
+    """A session-level lock, so it spans every transaction alembic opens on this
+    connection and is released only after the migration's commit is visible."""
+    await conn.execute(text(f"SELECT pg_advisory_lock(:cls, {SCHEMA_KEY})"), {"cls": ADVISORY_LOCK_CLASS})
+    await conn.commit()
+    try:
+        yield
+    finally:
+        if not conn.invalidated:  # a dead connection took its session lock with it
+            if conn.in_transaction():
+                await conn.rollback()
+            await conn.execute(text(f"SELECT pg_advisory_unlock(:cls, {SCHEMA_KEY})"),
+                               {"cls": ADVISORY_LOCK_CLASS})
+            await conn.commit()
+
+
+@asynccontextmanager
+async def _file_lock(database: str) -> AsyncIterator[None]:
+    """An exclusive lock on a file beside the SQLite database.
+
+    Not BEGIN IMMEDIATE: the SQLite driver runs DDL outside any transaction it opened and
+    alembic's batch mode toggles PRAGMAs that are ignored inside one, so a transaction
+    would not cover the whole run; a SQLite database is always a local file, so a file
+    lock serializes every process that can reach it. Waiting happens in a thread, so a
+    second migration in this same process cannot block the event loop holding the first.
+    """
+    path = Path(database).with_name(Path(database).name + ".migrate.lock")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        await asyncio.to_thread(fcntl.flock, fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing the descriptor releases the lock
+
+
+@asynccontextmanager
+async def migration_lock(conn: AsyncConnection) -> AsyncIterator[None]:
+    """Hold the database's migration lock for the body (outside any transaction)."""
+    url = conn.engine.url
+    if conn.dialect.name == "postgresql":
+        async with _advisory_lock(conn):
+            yield
+    elif url.database not in (None, "", ":memory:"):
+        async with _file_lock(url.database):
+            yield
+    else:
+        yield  # an in-memory database belongs to one connection: nothing can race it
+
+
 async def _run(engine: AsyncEngine, fn, *args) -> None:
     cfg = alembic_config()
-    async with engine.begin() as conn:
+    async with engine.connect() as conn, migration_lock(conn):
         def go(sync_conn) -> None:
             cfg.attributes["connection"] = sync_conn
             fn(cfg, *args)
 
-        await conn.run_sync(go)
+        async with conn.begin():
+            await conn.run_sync(go)
 
 
 async def upgrade(engine: AsyncEngine, revision: str = "head") -> None:

@@ -1,4 +1,4 @@
-"""Metrics endpoint (spec §9)."""
+"""The Prometheus metrics endpoint, served when METRICS_PORT is set."""
 
 from __future__ import annotations
 

@@ -24,8 +24,20 @@ SUPPORTED_DRIVERS = ("sqlite+aiosqlite", "postgresql+asyncpg")
 KEY_FILE_NAME = "encryption.key"
 
 
+MAKE_KEY = ("32 url-safe base64-encoded bytes; make one with python -c 'from cryptography.fernet "
+            "import Fernet; print(Fernet.generate_key().decode())'")
+
+
 class SettingsError(Exception):
     """A setting is missing or malformed; `str()` is the one line shown to the operator."""
+
+
+def _is_fernet_key(value: str | bytes) -> bool:
+    try:
+        Fernet(value)
+    except (ValueError, TypeError):
+        return False
+    return True
 
 
 def _split_csv(value: object) -> object:
@@ -54,6 +66,19 @@ class Settings(BaseSettings):
     METRICS_PORT: int | None = Field(default=None, ge=1, le=65535)
     SHARD_COUNT: int | None = Field(default=None, ge=1)
     SHARD_IDS: Annotated[list[int], NoDecode] = Field(default_factory=list)
+    # Bounds of one answer (a hostile or broken endpoint cannot hold a reply open or flood a channel).
+    MAX_OUTPUT_TOKENS: int = Field(default=4096, ge=1, le=200_000)
+    ANSWER_DEADLINE_SECONDS: float = Field(default=300.0, ge=5, le=3600)
+    FIRST_TOKEN_DEADLINE_SECONDS: float = Field(default=90.0, ge=1, le=600)
+    ANSWER_IDLE_SECONDS: float = Field(default=120.0, ge=1, le=600)
+    MAX_MESSAGES_PER_ANSWER: int = Field(default=10, ge=1, le=50)
+    MAX_TOOL_CALLS_PER_RESPONSE: int = Field(default=8, ge=1, le=64)
+    MAX_REASONING_CHARS: int = Field(default=200_000, ge=1000, le=10_000_000)
+    # Answers one member may have streaming at once, across channels and threads.
+    MAX_ANSWERS_PER_MEMBER: int = Field(default=2, ge=1, le=20)
+    # When the database cannot be reached: answer from the environment default instead of
+    # telling the member to try again (off by default: the server's own settings would be skipped).
+    DATABASE_DOWN_USES_DEFAULT: bool = False
 
     @field_validator("DISCORD_TOKEN", "BOT_ENCRYPTION_KEY", mode="before")
     @classmethod
@@ -95,14 +120,9 @@ class Settings(BaseSettings):
     def _fernet_keys(cls, value: SecretStr | None) -> SecretStr | None:
         if value is None:
             return None
-        for part in _split_csv(value.get_secret_value()):  # type: ignore[union-attr]
-            try:
-                Fernet(part)
-            except (ValueError, TypeError):
-                raise ValueError(
-                    "not a Fernet key (32 url-safe base64-encoded bytes; make one with "
-                    "python -c 'from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())')"
-                ) from None
+        parts = _split_csv(value.get_secret_value())
+        if not parts or not all(_is_fernet_key(part) for part in parts):  # type: ignore[union-attr]
+            raise ValueError(f"not a Fernet key ({MAKE_KEY})")
         return value
 
     @field_validator("DISCORD_API_BASE_URL", "DEFAULT_TEXT_BASE_URL")
@@ -176,10 +196,29 @@ def resolve_encryption_keys(settings: Settings) -> list[bytes]:
         )
     key_file = path.parent / KEY_FILE_NAME
     if key_file.exists():
-        return [key_file.read_bytes().strip()]
+        return [_read_key_file(key_file)]
     key_file.parent.mkdir(parents=True, exist_ok=True)
     key = Fernet.generate_key()
     fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, stat.S_IRUSR | stat.S_IWUSR)
     with os.fdopen(fd, "wb") as handle:
         handle.write(key + b"\n")
     return [key]
+
+
+def _read_key_file(key_file: Path) -> bytes:
+    """The generated key, refused (never replaced: stored keys depend on it) when other
+    users may read or change it, or when it is not a Fernet key any more."""
+    mode = stat.S_IMODE(key_file.stat().st_mode)
+    if mode & (stat.S_IRWXG | stat.S_IRWXO):
+        raise SettingsError(
+            f"Encryption key file {key_file} is open to other users (mode {mode:04o}): "
+            f"run chmod 600 {key_file}"
+        )
+    key = key_file.read_bytes().strip()
+    if not _is_fernet_key(key):
+        raise SettingsError(
+            f"Encryption key file {key_file} is not a valid Fernet key: restore it from a backup "
+            "(the stored API keys were encrypted with it) or set BOT_ENCRYPTION_KEY to the key "
+            "that was used"
+        )
+    return key

@@ -1,15 +1,18 @@
 """Post a turn's reasoning to the server's thought-log channel, when one is configured.
 
 The post itself (embed, footer `Provider: …`, `.txt` attachment for long reasoning) is
-built by the pure `stream.thought_log.format_thought_log`; this module only finds the
-channel and sends it. A thought log is a side channel: any failure here is logged and
+built by the pure `stream.thought_log.format_thought_log`; this module finds the channel,
+checks who would read it, and sends it. Reasoning may quote what the model read, so it is
+posted only where everyone who can see the thought-log channel can also see the channel
+the question came from. A thought log is a side channel: any failure here is logged and
 swallowed, never allowed to disturb the answer that was already delivered.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import discord
@@ -26,6 +29,18 @@ from stream.thought_log import ThoughtLogLabels, format_thought_log
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True, slots=True)
+class Reasoning:
+    """One turn's reasoning: the thoughts, the blocks taken out of the text, who produced
+    them, and whether its beginning was cut to keep it bounded."""
+
+    thoughts: Sequence[ThoughtLogEntry]
+    blocks: Sequence[CapturedBlock] = ()
+    provider: str = "unknown"
+    serving_provider: str | None = None
+    cut: bool = False
+
+
 async def configured_channel_id(sessions: async_sessionmaker[AsyncSession], guild_id: int | None) -> int | None:
     """The thought-log channel the server stored (None outside a guild or when unset)."""
     if guild_id is None:
@@ -34,8 +49,7 @@ async def configured_channel_id(sessions: async_sessionmaker[AsyncSession], guil
         return (await get_server_settings(session, guild_id)).thought_log_channel_id
 
 
-async def _resolve_channel(client: discord.Client, channel_id: int,
-                           guild_id: int | None) -> discord.abc.Messageable | None:
+async def _resolve_channel(client: discord.Client, channel_id: int, guild_id: int | None) -> Any:
     channel: Any = client.get_channel(channel_id)
     if channel is None:
         try:
@@ -48,22 +62,43 @@ async def _resolve_channel(client: discord.Client, channel_id: int,
     return channel if isinstance(channel, discord.abc.Messageable) else None
 
 
-async def post_thought_log(
-    client: discord.Client,
-    channel_id: int | None,
-    *,
-    guild_id: int | None,
-    thoughts: Iterable[ThoughtLogEntry],
-    blocks: Iterable[CapturedBlock] = (),
-    provider: str,
-    serving_provider: str | None = None,
-    locale: Any = None,
-) -> SentMessage | None:
-    """Post the reasoning to `channel_id` (a channel of `guild_id`); None when nothing was posted."""
+def audience_may_see(source: Any, log_channel: Any) -> bool:
+    """Whoever can view `log_channel` can also view `source` (role by role, and for every
+    member-specific overwrite); anything that cannot be checked is refused."""
+    if source is log_channel or getattr(source, "id", None) == getattr(log_channel, "id", 0):
+        return True
+    if isinstance(source, discord.Thread):
+        if source.is_private() or source.parent is None:
+            return False  # a private thread's audience is its members: never widen it
+        source = source.parent
+    guild = getattr(source, "guild", None)
+    if guild is None or not isinstance(source, discord.abc.GuildChannel):
+        return False
+    for role in guild.roles:
+        if log_channel.permissions_for(role).view_channel and not source.permissions_for(role).view_channel:
+            return False
+    for channel in (source, log_channel):
+        for target in channel.overwrites:
+            if isinstance(target, discord.Role):
+                continue
+            member = target if isinstance(target, discord.Member) else guild.get_member(target.id)
+            if member is None:
+                return False
+            if log_channel.permissions_for(member).view_channel and not source.permissions_for(member).view_channel:
+                return False
+    return True
+
+
+async def post_thought_log(client: discord.Client, source: Any, channel_id: int | None, reasoning: Reasoning,
+                           locale: Any = None) -> SentMessage | None:
+    """Post `reasoning` of a question asked in `source` to `channel_id`; None when nothing
+    was posted (no channel, no reasoning, another server's channel, a wider audience)."""
+    guild_id = getattr(getattr(source, "guild", None), "id", None)
     if channel_id is None or guild_id is None:
         return None
     post = format_thought_log(
-        thoughts, blocks, provider=provider, serving_provider=serving_provider,
+        reasoning.thoughts, reasoning.blocks, provider=reasoning.provider,
+        serving_provider=reasoning.serving_provider, cut=reasoning.cut,
         labels=ThoughtLogLabels.translated(lambda key: t(key, locale)),
     )
     if post is None:
@@ -72,6 +107,14 @@ async def post_thought_log(
     if channel is None:
         log.warning("thought-log channel %s is not a channel of guild %s", channel_id, guild_id)
         return None
+    if not audience_may_see(source, channel):
+        log.info("thought log not posted: channel %s is seen by members who cannot see channel %s",
+                 channel_id, getattr(source, "id", None))
+        return None
+    return await _send(channel, client, post)
+
+
+async def _send(channel: Any, client: discord.Client, post: Any) -> SentMessage | None:
     sink = DiscordMessageSink(channel, client=client)
     try:
         if post.attachment is not None:
@@ -79,5 +122,5 @@ async def post_thought_log(
             return await sink.send_file(filename, data, embed=post.embed)
         return await sink.send_embed(post.embed)
     except SinkError as exc:
-        log.warning("could not post the thought log to channel %s: %s", channel_id, exc)
+        log.warning("could not post the thought log to channel %s: %s", getattr(channel, "id", None), exc)
         return None

@@ -1,4 +1,4 @@
-"""Slash-command localization through the Babel catalogs (testing notes §5).
+"""Slash-command localization through the Babel catalogs.
 
 A command string is `locale_str(<English text>, key=<catalog key>)`: Discord shows the
 English message as the base name/description and the translator supplies the other

@@ -10,13 +10,15 @@ log line.
 from __future__ import annotations
 
 import asyncio
+import base64
 import hashlib
+import hmac
 import logging
 import sys
 from collections.abc import Sequence
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import PersonalConfig, ServerApiKey
@@ -25,6 +27,8 @@ from bot.settings import Settings, SettingsError, load_settings, resolve_encrypt
 log = logging.getLogger(__name__)
 
 MASK_PREFIX = "\u2026"  # "…"
+MAX_VISIBLE = 4
+FINGERPRINT_CONTEXT = b"llm-discord-bot stored API key fingerprint v1"
 
 
 class VaultError(Exception):
@@ -32,8 +36,11 @@ class VaultError(Exception):
 
 
 def last4(secret: str) -> str:
-    """The visible tail kept beside the ciphertext for masked display."""
-    return secret[-4:]
+    """The visible tail kept beside the ciphertext: at most 4 characters and never more
+    than a quarter of the key (none of a key of 4 or fewer), so a short key is not half
+    given away by its mask."""
+    visible = 0 if len(secret) <= MAX_VISIBLE else min(MAX_VISIBLE, len(secret) // 4)
+    return secret[len(secret) - visible:]
 
 
 def mask(secret: str) -> str:
@@ -58,6 +65,8 @@ class Vault:
         if not keys:
             raise ValueError("the vault needs at least one Fernet key")
         self._fernet = MultiFernet([Fernet(key) for key in keys])
+        newest = base64.urlsafe_b64decode(keys[0])
+        self._fingerprint_key = hmac.new(newest, FINGERPRINT_CONTEXT, hashlib.sha256).digest()
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Vault:
@@ -78,27 +87,52 @@ class Vault:
                 "(was the key that encrypted it removed?)"
             ) from None
 
-    def rotate(self, token: bytes) -> bytes:
+    def try_decrypt(self, token: bytes) -> str | None:
+        """The key, or None when no configured key decrypts it (one bad row must not
+        make every other key unusable)."""
         try:
-            return self._fernet.rotate(bytes(token))
-        except InvalidToken:
-            raise VaultError(
-                "a stored API key cannot be re-encrypted: none of the configured keys decrypts it"
-            ) from None
+            return self.decrypt(token)
+        except VaultError:
+            return None
+
+    def key_fingerprint(self, secret: str) -> str:
+        """Keyed one-way id of a stored key, so the database can refuse the same key twice.
+
+        Keyed with the newest encryption key: a plain hash beside the ciphertext would let
+        anyone holding only a database dump test guesses of short keys.
+        """
+        return hmac.new(self._fingerprint_key, secret.encode("utf-8"), hashlib.sha256).hexdigest()
+
 
 
 async def rotate_all(session: AsyncSession, vault: Vault) -> int:
     """Re-encrypt every stored key under the newest key; returns how many were rewritten.
 
-    The caller commits, so a failure part-way leaves every row as it was.
+    Also refreshes what is derived from the key: the fingerprint (keyed with the newest
+    encryption key) and the masked tail (rows written before masks were limited to a
+    quarter of the key). The caller commits, so a failure part-way leaves every row as it was.
     """
     count = 0
-    for row in (await session.scalars(select(ServerApiKey))).all():
-        row.encrypted_key = vault.rotate(row.encrypted_key)
+    seen: set[tuple[int, str, str]] = set()
+    # Cleared first, so no row's new fingerprint meets another's old one mid-flush.
+    await session.execute(update(ServerApiKey).values(key_fingerprint=None)
+                          .execution_options(synchronize_session=False))
+    rows = await session.scalars(select(ServerApiKey).order_by(ServerApiKey.id)
+                                 .execution_options(populate_existing=True))
+    for row in rows.all():
+        secret = vault.decrypt(row.encrypted_key)
+        key_print = vault.key_fingerprint(secret)
+        # A pool may hold one key twice from before the database refused it: the later
+        # copy keeps no fingerprint rather than break the rotation.
+        duplicate = (row.guild_id, row.provider, key_print) in seen
+        seen.add((row.guild_id, row.provider, key_print))
+        row.key_fingerprint = None if duplicate else key_print
+        row.encrypted_key, row.last4 = vault.encrypt(secret), last4(secret)
         count += 1
     personal = select(PersonalConfig).where(PersonalConfig.encrypted_key.is_not(None))
     for row in (await session.scalars(personal)).all():
-        row.encrypted_key = vault.rotate(row.encrypted_key)  # type: ignore[arg-type]
+        secret = vault.decrypt(row.encrypted_key)  # type: ignore[arg-type]
+        row.encrypted_key, row.last4 = vault.encrypt(secret), last4(secret)
         count += 1
     await session.flush()
     log.info("re-encrypted %d stored key(s) under the newest encryption key", count)

@@ -6,10 +6,10 @@ import os
 from logging.config import fileConfig
 
 from alembic import context
-from sqlalchemy.ext.asyncio import create_async_engine
 
 from bot.db import models  # noqa: F401 - registers the tables on the metadata
 from bot.db.base import Base
+from bot.db.engine import create_engine
 
 config = context.config
 target_metadata = Base.metadata
@@ -31,11 +31,16 @@ def do_run_migrations(connection) -> None:
 
 
 async def run_async_migrations() -> None:
-    engine = create_async_engine(_url())
-    async with engine.connect() as connection:
-        await connection.run_sync(do_run_migrations)
-        await connection.commit()
-    await engine.dispose()
+    # The alembic CLI takes the same lock as the bot's own start-up migration.
+    from bot.migrate import migration_lock
+
+    engine = create_engine(_url())
+    try:
+        async with engine.connect() as connection, migration_lock(connection):
+            await connection.run_sync(do_run_migrations)
+            await connection.commit()
+    finally:
+        await engine.dispose()
 
 
 def run_migrations_offline() -> None:

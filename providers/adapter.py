@@ -1,6 +1,6 @@
 """The adapter contract and the one loop that turns a provider stream into chunks.
 
-Design note (an improvement on spec §3): `process_chunk` returns a *sequence* of
+Design note: `process_chunk` returns a *sequence* of
 `ProcessedChunk`s. One provider event can carry visible text, several finished
 parallel tool calls and the finish reason at once, and a keep-alive carries nothing;
 a single return value would force either dropping data or hidden buffering.

@@ -1,14 +1,16 @@
-"""Checking a custom endpoint set from Discord before any request goes to it (issue 4.6).
+"""Checking a custom endpoint set from Discord before any request goes to it.
 
 A base URL typed by a server manager must not turn the bot into a way to reach the
 host's own network: loopback, private, link-local and other non-public addresses are
 refused unless the operator allows them (a self-hoster running a local model), and the
 host name is resolved so a public-looking name pointing at 127.0.0.1 is refused too.
-Cloud metadata services are refused always: no model server lives there, and they hold
-the machine's credentials. The operator's own environment settings are not checked.
+Cloud metadata services and container credential endpoints are refused always: no model
+server lives there, and they hand out the machine's or the task's credentials.
 
-What this cannot see: a name that resolves differently when the request is made (DNS
-rebinding). Operators who need that closed should pin egress at the network level.
+The same rules run twice: here when the endpoint is set, and again for every connection
+the custom provider's HTTP client opens (`providers.safe_transport`), against the
+addresses resolved at that moment, so a name that later resolves elsewhere (DNS
+rebinding) is refused before any byte is sent.
 """
 
 from __future__ import annotations
@@ -16,10 +18,13 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+Resolver = Callable[[str, int], Awaitable[Sequence[IPAddress]]]
+"""`(host, port) -> addresses`; raises EndpointRejected("unresolvable") when there are none."""
 
 RESOLVE_TIMEOUT = 5.0
 
@@ -29,11 +34,19 @@ METADATA_HOSTS = frozenset({
 })
 METADATA_ADDRESSES = frozenset(ipaddress.ip_address(a) for a in (
     "169.254.169.254",  # AWS, GCP, Azure, OCI, DigitalOcean, ...
-    "169.254.170.2",    # AWS ECS task credentials
     "fd00:ec2::254",    # AWS IMDS over IPv6
     "100.100.100.200",  # Alibaba Cloud
 ))
+CREDENTIAL_ADDRESSES = frozenset(ipaddress.ip_address(a) for a in (
+    "169.254.170.2",    # AWS ECS task role credentials
+    "169.254.170.23",   # AWS EKS Pod Identity agent
+    "fd00:ec2::23",     # AWS EKS Pod Identity agent over IPv6
+))
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
+_PRIVATE_HINT = (
+    " Private and local endpoints are refused unless the bot's operator sets "
+    "ALLOW_PRIVATE_ENDPOINTS=true."
+)
 
 
 class EndpointRejected(ValueError):
@@ -51,6 +64,18 @@ class CheckedEndpoint:
     addresses: tuple[str, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class AddressRefusal:
+    """Why one address may not be used.
+
+    `reason` is "metadata" (never allowed: metadata and credential services) or
+    "private" (allowed when the operator allows private endpoints).
+    """
+
+    reason: str
+    text: str
+
+
 def _embedded_ipv4(address: IPAddress) -> ipaddress.IPv4Address | None:
     """The IPv4 address an IPv6 address carries (mapped, 6to4, Teredo, NAT64), if any."""
     if not isinstance(address, ipaddress.IPv6Address):
@@ -66,15 +91,23 @@ def _embedded_ipv4(address: IPAddress) -> ipaddress.IPv4Address | None:
     return None
 
 
-def address_problem(address: IPAddress, *, allow_private: bool) -> str | None:
-    """Why `address` may not be used, or None. Metadata addresses are never allowed."""
+def address_refusal(
+    address: IPAddress, *, allow_private: bool, also_allowed: frozenset[IPAddress] = frozenset()
+) -> AddressRefusal | None:
+    """Why `address` may not be used, or None.
+
+    Metadata and container credential addresses are never allowed; other non-public
+    addresses only with `allow_private` or when listed exactly in `also_allowed`.
+    """
     inner = _embedded_ipv4(address)
     if inner is not None:
-        problem = address_problem(inner, allow_private=allow_private)
-        return f"{problem} (inside {address})" if problem else None
+        refusal = address_refusal(inner, allow_private=allow_private, also_allowed=also_allowed)
+        return AddressRefusal(refusal.reason, f"{refusal.text} (inside {address})") if refusal else None
     if address in METADATA_ADDRESSES:
-        return f"{address} is a cloud metadata address"
-    if allow_private:
+        return AddressRefusal("metadata", f"{address} is a cloud metadata address")
+    if address in CREDENTIAL_ADDRESSES:
+        return AddressRefusal("metadata", f"{address} is a container credential address")
+    if allow_private or address in also_allowed:
         return None
     for label, flag in (
         ("unspecified", address.is_unspecified), ("loopback", address.is_loopback),
@@ -82,9 +115,9 @@ def address_problem(address: IPAddress, *, allow_private: bool) -> str | None:
         ("reserved", address.is_reserved), ("private", address.is_private),
     ):
         if flag:
-            return f"{address} is a {label} address"
+            return AddressRefusal("private", f"{address} is a {label} address")
     if not address.is_global:
-        return f"{address} is not a public address"
+        return AddressRefusal("private", f"{address} is not a public address")
     return None
 
 
@@ -111,7 +144,8 @@ def _parse(base_url: str) -> tuple[str, str, int]:
     return host, scheme, port or (443 if scheme == "https" else 80)
 
 
-async def _resolve(host: str, port: int) -> list[IPAddress]:
+async def resolve_host(host: str, port: int) -> list[IPAddress]:
+    """The addresses the system resolver gives `host` (the default `Resolver`)."""
     loop = asyncio.get_running_loop()
     try:
         infos = await asyncio.wait_for(
@@ -130,28 +164,62 @@ async def _resolve(host: str, port: int) -> list[IPAddress]:
     return addresses
 
 
-async def check_custom_endpoint(base_url: str, *, allow_private: bool = False) -> CheckedEndpoint:
+@dataclass(frozen=True, slots=True)
+class EndpointPolicy:
+    """Which addresses a custom endpoint may reach, and how its host name is resolved.
+
+    `allow_private` is the operator's ALLOW_PRIVATE_ENDPOINTS. `also_allowed` admits a few
+    exact non-public addresses without opening every private range (the test suite uses
+    it to stand a loopback server in for a public one). Metadata and container
+    credential addresses stay refused whatever these say. `resolver` defaults to the
+    system resolver; tests give a fixed table.
+    """
+
+    allow_private: bool = False
+    also_allowed: frozenset[IPAddress] = frozenset()
+    resolver: Resolver = resolve_host
+
+    def refusal(self, address: IPAddress) -> AddressRefusal | None:
+        return address_refusal(address, allow_private=self.allow_private, also_allowed=self.also_allowed)
+
+    async def allowed_addresses(self, host: str, port: int) -> list[IPAddress]:
+        """Every address `host` stands for, all of them allowed; else EndpointRejected.
+
+        One refused answer is enough to refuse: the HTTP client may pick any of them.
+        The message names the host and the reason, never a path or query.
+        """
+        host = host.strip("[]").rstrip(".")
+        where = f"{host}:{port}"
+        if host.lower() in METADATA_HOSTS:
+            raise EndpointRejected("metadata", f"{where} is a cloud metadata service and cannot be used.")
+        try:
+            addresses: Sequence[IPAddress] = [ipaddress.ip_address(host)]
+        except ValueError:
+            addresses = await self.resolver(host, port)
+        if not addresses:
+            raise EndpointRejected("unresolvable", f"The host {host} has no addresses.")
+        for address in addresses:
+            refusal = self.refusal(address)
+            if refusal is not None:
+                hint = _PRIVATE_HINT if refusal.reason == "private" else ""
+                raise EndpointRejected(refusal.reason, f"{where} cannot be used: {refusal.text}.{hint}")
+        return list(addresses)
+
+
+async def check_custom_endpoint(
+    base_url: str, *, allow_private: bool = False, policy: EndpointPolicy | None = None
+) -> CheckedEndpoint:
     """Refuse `base_url` (EndpointRejected, with a message fit for the user) or describe it.
 
-    Every address the host resolves to must be allowed: one private answer is enough to
-    refuse, because the HTTP client may pick any of them.
+    `policy` replaces the default one built from `allow_private` (tests give their own
+    resolver there).
     """
     host, scheme, port = _parse(base_url)
-    where = f"{scheme}://{host}:{port}"
-    if host.lower() in METADATA_HOSTS:
-        raise EndpointRejected("metadata", f"{where} is a cloud metadata service and cannot be used.")
+    policy = policy if policy is not None else EndpointPolicy(allow_private=allow_private)
     try:
-        literal: IPAddress | None = ipaddress.ip_address(host)
-    except ValueError:
-        literal = None
-    addresses = [literal] if literal is not None else await _resolve(host, port)
-    for address in addresses:
-        problem = address_problem(address, allow_private=allow_private)
-        if problem is not None:
-            reason = "metadata" if "metadata" in problem else "private"
-            hint = "" if reason == "metadata" else (
-                " Private and local endpoints are refused unless the bot's operator sets "
-                "ALLOW_PRIVATE_ENDPOINTS=true."
-            )
-            raise EndpointRejected(reason, f"{where} cannot be used: {problem}.{hint}")
+        addresses = await policy.allowed_addresses(host, port)
+    except EndpointRejected as rejected:
+        if rejected.reason == "unresolvable":
+            raise
+        raise EndpointRejected(rejected.reason, f"{scheme}://{rejected}") from None
     return CheckedEndpoint(base_url=base_url.strip(), host=host, addresses=tuple(str(a) for a in addresses))

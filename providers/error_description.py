@@ -1,25 +1,22 @@
-"""The provider-specific headline of an error embed (`create_error_description`).
+"""The headline of an error: one sentence saying what went wrong, in the reader's language.
 
-One sentence saying what went wrong in the reader's language, worded for the provider
-where that matters (Z.ai and DeepSeek balances, OpenRouter credits, Gemini credential
-types). The raw provider text goes to the embed's detail, not here. Every adapter's
-`create_error_description(error, locale)` delegates to `describe_error`.
+The key is a lookup on the error's `kind`, worded for the provider where the provider's
+own facts matter (Z.ai and DeepSeek balances, OpenRouter credits and upstreams, Gemini
+credential types, a plan that does not include the model). Headlines name no bot
+command, so they live with the providers; the advice that names commands is the bot's.
+The raw provider text is not part of the headline.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable
 from typing import Any
 
-from providers.errors import (
-    is_account_balance_exhausted_error,
-    is_context_length_error,
-    is_credit_affordability_error,
-    is_provider_model_error,
-)
+from providers.error_body import walk
+from providers.failure_wording import INVALID_KEY, PLAN_EXCLUDES_MODEL
 from providers.i18n import t
-from providers.types import ProviderError
+from providers.types import FailureKind, ProviderError
 
 PROVIDER_NAMES: dict[str, str] = {
     "google": "Google Gemini",
@@ -31,16 +28,34 @@ PROVIDER_NAMES: dict[str, str] = {
     "zai": "Z.ai",
 }
 
+HEADLINE_KEYS: dict[FailureKind, str] = {
+    "rate_limit": "genai.headline.rate_limit",
+    "balance_exhausted": "genai.headline.balance_exhausted",
+    "credit_limit": "genai.headline.credit_limit",
+    "billing": "genai.headline.billing",
+    "invalid_key": "genai.headline.invalid_api_key",
+    "model_error": "genai.headline.model_error",
+    "context_length": "genai.headline.context_length",
+    "content_blocked": "genai.headline.content_blocked",
+    "timeout": "genai.headline.timeout",
+    "overloaded": "genai.headline.provider_overloaded",
+    "transient": "genai.headline.transient",
+    "request_refused": "genai.headline.api_error",
+}
+# The same kind worded for one provider.
+PROVIDER_HEADLINE_KEYS: dict[tuple[FailureKind, str], str] = {
+    ("model_error", "openrouter"): "genai.headline.openrouter_model_error",
+    ("balance_exhausted", "deepseek"): "genai.headline.deepseek_balance",
+    ("balance_exhausted", "zai"): "genai.headline.zai_balance",
+    ("balance_exhausted", "openrouter"): "genai.headline.openrouter_no_credits",
+    ("credit_limit", "openrouter"): "genai.headline.openrouter_credit_limit",
+}
+
 _AFFORD = re.compile(
     r"requested up to (?P<requested>\d+) tokens?, but can only afford (?P<affordable>\d+)",
     re.IGNORECASE,
 )
-_INVALID_KEY = re.compile(
-    r"\b(?:api[ _]key not valid|invalid[ _]api[ _]key|incorrect api key|api_key_invalid"
-    r"|invalid x-api-key|authentication_error)\b",
-    re.IGNORECASE,
-)
-_MAX_DEPTH = 6
+Headline = tuple[str, dict[str, Any]]
 
 
 def provider_display_name(provider: str | None, locale: str | None) -> str:
@@ -54,30 +69,16 @@ def provider_display_name(provider: str | None, locale: str | None) -> str:
     return t("genai.provider.unknown", locale)
 
 
-def _walk(value: Any, depth: int = 0) -> Iterator[tuple[str | None, Any]]:
-    """(key, value) pairs of nested mappings and lists, bounded in depth."""
-    if depth > _MAX_DEPTH:
-        return
-    if isinstance(value, Mapping):
-        for key, item in value.items():
-            yield str(key), item
-            yield from _walk(item, depth + 1)
-    elif isinstance(value, (list, tuple)):
-        for item in value:
-            yield None, item
-            yield from _walk(item, depth + 1)
-
-
 def _sources(error: ProviderError) -> list[Any]:
     original = error.original_error
     body = getattr(original, "body", None) if isinstance(original, BaseException) else None
     return [error.details, original if not isinstance(original, BaseException) else body]
 
 
-def _find_string(error: ProviderError, wanted: str) -> str | None:
+def find_string(error: ProviderError, wanted: str) -> str | None:
     """The first non-empty string under key `wanted` in the error's details or body."""
     for source in _sources(error):
-        for key, value in _walk(source):
+        for key, value in walk(source):
             if key == wanted and isinstance(value, str) and value.strip():
                 return value.strip()
     return None
@@ -87,66 +88,65 @@ def error_text(error: ProviderError) -> str:
     """Every string the error carries (message, code, details, body), for wording checks."""
     parts = [error.message or "", str(error.code or "")]
     for source in _sources(error):
-        parts.extend(v for _, v in _walk(source) if isinstance(v, str))
+        parts.extend(v for _, v in walk(source) if isinstance(v, str))
     if isinstance(error.original_error, (str, BaseException)):
         parts.append(str(error.original_error))
     return "\n".join(parts)
 
 
-def _api_error_headline(error: ProviderError, text: str) -> tuple[str, dict[str, Any]]:
+def _credit_limit(error: ProviderError) -> Headline | None:
+    match = _AFFORD.search(error_text(error)) if error.provider == "openrouter" else None
+    return ("genai.headline.openrouter_credit_limit_tokens", match.groupdict()) if match else None
+
+
+def _rate_limit(error: ProviderError) -> Headline | None:
+    upstream = find_string(error, "provider_name") if error.provider == "openrouter" else None
+    return ("genai.headline.openrouter_upstream_rate_limit", {"upstream": upstream}) if upstream else None
+
+
+def _billing(error: ProviderError) -> Headline | None:
+    return ("genai.headline.plan_excludes_model", {}) if PLAN_EXCLUDES_MODEL.search(error_text(error)) else None
+
+
+def _invalid_key(error: ProviderError) -> Headline | None:
+    text = error_text(error)
     if "ACCESS_TOKEN_TYPE_UNSUPPORTED" in text:
         return "genai.headline.google_credential_type", {}
     if "SERVICE_DISABLED" in text:
         return "genai.headline.google_api_disabled", {}
-    if error.status == 401 or _INVALID_KEY.search(text):
-        return "genai.headline.invalid_api_key", {}
-    if error.status == 403:
+    if error.status == 403 and not INVALID_KEY.search(text):
         return "genai.headline.permission_denied", {}
+    return None
+
+
+def _request_refused(error: ProviderError) -> Headline | None:
     original = error.original_error
     if error.status is None and isinstance(original, BaseException) and (
         "connect" in type(original).__name__.lower()
     ):
         return "genai.headline.connection_failed", {}
-    return "genai.headline.api_error", {}
+    return None
 
 
-def headline_key(error: ProviderError) -> tuple[str, dict[str, Any]]:
-    """The catalog key and its extra parameters, in the presentation's branch order."""
-    provider = error.provider
-    text = error_text(error)
-    if is_provider_model_error(error):
-        if provider == "openrouter":
-            return "genai.headline.openrouter_model_error", {}
-        return "genai.headline.model_error", {}
-    if is_account_balance_exhausted_error(error):
-        if provider == "deepseek":
-            return "genai.headline.deepseek_balance", {}
-        if provider == "zai":
-            return "genai.headline.zai_balance", {}
-        if provider == "openrouter":
-            return "genai.headline.openrouter_no_credits", {}
-        return "genai.headline.balance_exhausted", {}
-    if is_credit_affordability_error(error):
-        if provider == "openrouter":
-            match = _AFFORD.search(text)
-            if match:
-                return "genai.headline.openrouter_credit_limit_tokens", match.groupdict()
-            return "genai.headline.openrouter_credit_limit", {}
-        return "genai.headline.credit_limit", {}
-    if is_context_length_error(error):
-        return "genai.headline.context_length", {}
-    if error.type == "rate_limit":
-        upstream = _find_string(error, "provider_name") if provider == "openrouter" else None
-        if upstream:
-            return "genai.headline.openrouter_upstream_rate_limit", {"upstream": upstream}
-        return "genai.headline.rate_limit", {}
-    if error.type == "content_blocked":
-        return "genai.headline.content_blocked", {}
-    if error.type == "timeout":
-        return "genai.headline.timeout", {}
-    if error.type == "provider_overloaded":
-        return "genai.headline.provider_overloaded", {}
-    return _api_error_headline(error, text)
+# Kinds whose wording depends on what the error itself says.
+_REFINEMENTS: dict[FailureKind, Callable[[ProviderError], Headline | None]] = {
+    "credit_limit": _credit_limit,
+    "rate_limit": _rate_limit,
+    "billing": _billing,
+    "invalid_key": _invalid_key,
+    "request_refused": _request_refused,
+}
+
+
+def headline_key(error: ProviderError) -> Headline:
+    """The catalog key of the headline and its extra parameters."""
+    kind = error.kind or "request_refused"
+    refine = _REFINEMENTS.get(kind)
+    refined = refine(error) if refine is not None else None
+    if refined is not None:
+        return refined
+    key = PROVIDER_HEADLINE_KEYS.get((kind, error.provider or ""), HEADLINE_KEYS[kind])
+    return key, {}
 
 
 def describe_error(error: ProviderError, locale: str | None) -> str:

@@ -1,4 +1,4 @@
-"""Process-wide counters (spec §9), exposed by the bot when METRICS_PORT is set.
+"""Process-wide counters, exposed by the bot when METRICS_PORT is set.
 
 prometheus-client counters are thread-safe and cheap; they are the only process state
 the providers layer keeps, and they never hold keys or message text.
@@ -6,8 +6,10 @@ the providers layer keeps, and they never hold keys or message text.
 
 from prometheus_client import Counter
 
+# Both labels are closed vocabularies (a known provider or "other", a FailureKind): a
+# provider's own codes are unbounded, and each label value would be a new time series.
 PROVIDER_ERRORS = Counter(
-    "provider_errors_total", "Provider failures by provider and code", ["provider", "code"]
+    "provider_errors_total", "Provider failures by provider and failure kind", ["provider", "kind"]
 )
 KEY_ROTATIONS = Counter("key_rotations_total", "Server keys rotated after a failure", ["provider"])
 FALLBACKS_USED = Counter("model_fallbacks_used_total", "Turns answered by a fallback model", ["provider"])

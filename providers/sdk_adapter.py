@@ -3,10 +3,9 @@
 Every adapter lets its provider's official SDK build and send the request and reads the
 2xx body itself (the benchmarks in bench/ say why). The lifecycle around that SDK
 client is the same for all of them and lives in `SdkStreamAdapter`; the native adapters
-(Anthropic, Gemini) also share how a body becomes chunks (`relay_events`), how an
-event's JSON is decoded (`decode_event_data`) and how the `done` chunk is built
-(`done_chunk`). What really differs (the request, the byte source, the event
-normalization) stays in each adapter.
+(Anthropic, Gemini) also share how a body becomes chunks (`relay_events`) and how an
+event's JSON is decoded (`decode_event_data`). What really differs (the request, the
+byte source, the event normalization) stays in each adapter.
 """
 
 from __future__ import annotations
@@ -128,10 +127,3 @@ def decode_event_data(
         if (raw.metadata or {}).get("tail"):
             return None, [ProcessedChunk(type="error", error=interrupted())]
         return None, [malformed(exc)]
-
-
-def done_chunk(finish_reason: str | None, usage: dict[str, Any], **optional: Any) -> ProcessedChunk:
-    """The `done` chunk: finish reason and a copy of the usage always, `optional` fields when set."""
-    metadata: dict[str, Any] = {"finish_reason": finish_reason, "usage": dict(usage)}
-    metadata.update((name, value) for name, value in optional.items() if value)
-    return ProcessedChunk(type="done", metadata=metadata)

@@ -1,4 +1,4 @@
-"""The contract types every layer speaks (spec §3).
+"""The contract types every layer speaks: requests, chunks, errors, usage.
 
 Types built once per chunk are slotted dataclasses: the streaming hot path creates
 thousands of them per second, and a pydantic model would cost several times more.
@@ -15,6 +15,24 @@ ErrorType = Literal[
     "api_error", "rate_limit", "content_blocked", "timeout", "provider_overloaded", "model_error"
 ]
 ThoughtKind = Literal["summary", "raw", "signature", "redacted"]
+# Why a response ended, in one vocabulary whatever the provider called it.
+FinishReason = Literal["stop", "length", "tool_calls", "content_filter", "other"]
+# What failed, decided once where the ProviderError is made; the turn's next step, the
+# embed's headline and its tips are table lookups on it.
+FailureKind = Literal[
+    "rate_limit",  # the key's requests or tokens per time unit: wait, or the next key
+    "balance_exhausted",  # nothing spendable on the account: only a top-up helps
+    "credit_limit",  # some credit left, not enough for this request (fewer output tokens fit)
+    "billing",  # the plan or billing state refuses this (402, plan without the model)
+    "invalid_key",  # the key is wrong, revoked or not allowed (401/403)
+    "model_error",  # the model id is unknown, unsupported or retired
+    "context_length",  # the conversation does not fit the model's window
+    "content_blocked",  # a safety system refused the content
+    "timeout",  # no answer in time
+    "overloaded",  # the provider is busy or failed (5xx, 529)
+    "transient",  # any other failure worth retrying (cut stream, retryable api error)
+    "request_refused",  # any other failure not worth retrying (bad request, refused connection)
+]
 Role = Literal["system", "user", "assistant", "tool"]
 
 CHUNK_TYPES: frozenset[str] = frozenset({"text", "function_call", "error", "done"})
@@ -22,6 +40,19 @@ ERROR_TYPES: frozenset[str] = frozenset(
     {"api_error", "rate_limit", "content_blocked", "timeout", "provider_overloaded", "model_error"}
 )
 THOUGHT_KINDS: frozenset[str] = frozenset({"summary", "raw", "signature", "redacted"})
+FINISH_REASONS: frozenset[str] = frozenset({"stop", "length", "tool_calls", "content_filter", "other"})
+FAILURE_KINDS: frozenset[str] = frozenset({
+    "rate_limit", "balance_exhausted", "credit_limit", "billing", "invalid_key", "model_error",
+    "context_length", "content_blocked", "timeout", "overloaded", "transient", "request_refused",
+})
+# The kind a bare ProviderError gets when its maker did not classify it further.
+_KIND_OF_TYPE: dict[str, FailureKind] = {
+    "rate_limit": "rate_limit",
+    "content_blocked": "content_blocked",
+    "timeout": "timeout",
+    "provider_overloaded": "overloaded",
+    "model_error": "model_error",
+}
 
 
 @dataclass(slots=True)
@@ -65,7 +96,13 @@ class FunctionCall:
 
 @dataclass(slots=True)
 class ProviderError:
-    """A fully classified provider failure; `retryable` drives key rotation and fallback."""
+    """A fully classified provider failure.
+
+    `type` is the coarse error class of the chunk contract; `kind` says what failed, set
+    once where the error is made (`providers.errors.classify_failure` reads the body's
+    structured fields before its wording). Without an explicit kind, one follows from
+    `type` and `retryable`.
+    """
 
     type: ErrorType
     message: str
@@ -75,10 +112,33 @@ class ProviderError:
     provider: str | None = None
     original_error: Any = None
     details: Any = None
+    kind: FailureKind | None = None
+    # Seconds the provider asked to wait (Retry-After, Gemini RetryInfo), when it said.
+    retry_after: float | None = None
 
     def __post_init__(self) -> None:
         if self.type not in ERROR_TYPES:
             raise ValueError(f"unknown error type {self.type!r}; expected one of {sorted(ERROR_TYPES)}")
+        if self.kind is None:
+            default = "transient" if self.retryable else "request_refused"
+            self.kind = _KIND_OF_TYPE.get(self.type, default)
+        elif self.kind not in FAILURE_KINDS:
+            raise ValueError(f"unknown failure kind {self.kind!r}; expected one of {sorted(FAILURE_KINDS)}")
+
+
+@dataclass(slots=True, frozen=True)
+class Usage:
+    """Token counts of one response, converted once by the adapter; None = not reported.
+
+    `output_tokens` includes reasoning tokens (they are billed as output);
+    `input_tokens` includes cached input tokens.
+    """
+
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    reasoning_tokens: int | None = None
+    cached_input_tokens: int | None = None
+    total_tokens: int | None = None
 
 
 @dataclass(slots=True)
@@ -90,12 +150,16 @@ class ProcessedChunk:
     function_call: FunctionCall | None = None
     error: ProviderError | None = None
     thoughts: list[ThoughtLogEntry] | None = None
-    metadata: dict[str, Any] | None = None
     serving_provider: str | None = None
+    # Set on the `done` chunk: why the response ended and what it cost.
+    finish_reason: FinishReason | None = None
+    usage: Usage | None = None
 
     def __post_init__(self) -> None:
         if self.type not in CHUNK_TYPES:
             raise ValueError(f"unknown chunk type {self.type!r}; expected one of {sorted(CHUNK_TYPES)}")
+        if self.finish_reason is not None and self.finish_reason not in FINISH_REASONS:
+            raise ValueError(f"unknown finish reason {self.finish_reason!r}; expected one of {sorted(FINISH_REASONS)}")
 
 
 @dataclass(slots=True, frozen=True)

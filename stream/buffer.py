@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from stream.capture import BlockCapture, CapturedBlock
@@ -40,8 +39,11 @@ from stream.splitter import (
 log = logging.getLogger(__name__)
 
 STREAMING_INDICATOR = " ▌"
-MAX_ATTEMPTS = 3
+MAX_MESSAGES = 10  # one answer never floods a channel with more messages than this
+RETRY_BUDGET_SECONDS = 30.0  # how long one send or edit is retried while Discord fails
 BACKOFF_SECONDS = 1.0
+MAX_BACKOFF_SECONDS = 8.0
+GONE_ATTEMPTS = 3  # a message deleted again and again: the channel is hostile, stop
 
 
 @dataclass(slots=True)
@@ -64,8 +66,8 @@ class MessageDelivery:
         limit: int = DISCORD_MESSAGE_LIMIT,
         indicator: str = STREAMING_INDICATOR,
         capture_blocks: bool = True,
-        on_first_message: Callable[[SentMessage], object] | None = None,
-        max_attempts: int = MAX_ATTEMPTS,
+        max_messages: int = MAX_MESSAGES,
+        retry_budget: float = RETRY_BUDGET_SECONDS,
         backoff: float = BACKOFF_SECONDS,
     ) -> None:
         self._sink = sink
@@ -74,8 +76,8 @@ class MessageDelivery:
         self._limit = limit
         self._indicator = indicator
         self._capture = BlockCapture() if capture_blocks else None
-        self._on_first_message = on_first_message
-        self._max_attempts = max(1, max_attempts)
+        self._max_messages = max(1, max_messages)
+        self._retry_budget = retry_budget
         self._backoff = backoff
         self._parts: list[str] = []
         self._length = 0
@@ -90,7 +92,7 @@ class MessageDelivery:
         self._closing = False
         self._finished = False
         self._noted = False
-        self._notified_first = False
+        self.overflowed = False  # the answer reached `max_messages`; later text is not shown
         self.failure: str | None = None  # why delivery gave up, if it did
         self.operations = 0  # sink calls made (sends, edits, embeds)
 
@@ -115,11 +117,16 @@ class MessageDelivery:
     def finished(self) -> bool:
         return self._finished
 
+    @property
+    def clock(self) -> Clock:
+        """The clock this answer is paced by (shared with whoever bounds the stream)."""
+        return self._clock
+
     # -- feeding ------------------------------------------------------------------------
 
     def append(self, text: str) -> None:
         """Add streamed text; never waits on Discord."""
-        if self._finished or not text:
+        if self._finished or self.overflowed or not text:
             return
         if self._capture is not None:
             text = self._capture.feed(text)
@@ -237,7 +244,7 @@ class MessageDelivery:
         """Bring Discord up to date: finish overgrown messages, then one edit.
 
         The text is rendered only once an edit is due (sizes decide the rest)."""
-        while self.failure is None:
+        while self.failure is None and not self.overflowed:
             size = len(self._prefix) + self._length - self._seg_start
             if size > self._limit and (final or size >= self._limit + LOOKAHEAD):
                 split = split_message(self._content(), self._limit)
@@ -248,6 +255,9 @@ class MessageDelivery:
                     if not await self._deliver(head, mandatory=True, segment=self._seg):
                         return
                 self._seg_start += max(0, split.cut - len(self._prefix))
+                if len(self._done) + 1 >= self._max_messages:
+                    self._overflow()
+                    return
                 self._prefix = split.reopen
                 self._done.append(self._seg)
                 self._seg = _Segment()
@@ -265,6 +275,14 @@ class MessageDelivery:
             await self._deliver(display, mandatory=mandatory, segment=self._seg)
             return
 
+    def _overflow(self) -> None:
+        """The last allowed message is full and final: the answer is what was shown."""
+        self.overflowed = True
+        kept = self._visible()[: self._seg_start]
+        self._parts[:] = [kept] if kept else []
+        self._length = len(kept)
+        self._wake.set()
+
     def _render(self, content: str, *, final: bool) -> str:
         """The final text, or the streaming view: an open fence closed so the code
         renders as code while it grows, then the indicator."""
@@ -279,38 +297,36 @@ class MessageDelivery:
         return shown[:room].strip() + closer + self._indicator
 
     async def _deliver(self, content: str, *, mandatory: bool, segment: _Segment) -> bool:
-        """One send or edit, retried per the sink's answer; False when it gave up."""
-        attempts = 0
+        """One send or edit, retried per the sink's answer; False when it gave up.
+
+        While Discord fails (5xx, network) a mandatory operation is retried with growing
+        pauses for up to `retry_budget` seconds, so a burst of errors does not cost the
+        answer; an interim edit just waits for the next one."""
+        gone = failures = 0
+        started = self._clock.now()
         while True:
             if mandatory:
                 await self._wait_budget(mandatory=True)
                 now = self._clock.now()
                 if self._retry_at > now:
                     await self._clock.sleep(self._retry_at - now)
-            now = self._clock.now()
-            self._budget.record(now)
-            self.operations += 1
-            self._in_flight = asyncio.get_running_loop().create_future()
             try:
-                if segment.message is None:
-                    reply = not self.messages
-                    segment.message = await self._sink.send(content, reply=reply)
-                    if not self._notified_first:
-                        self._notified_first = True
-                        self._first_message(segment.message)
-                else:
-                    await self._sink.edit(segment.message, content)
-                segment.shown = content
+                await self._operate(content, segment)
                 return True
             except MessageGone:
                 # Deleted under us: the same content goes out as a new message, paced.
                 segment.message, segment.shown = None, ""
-                attempts += 1
-                mandatory = True
+                gone, mandatory = gone + 1, True
+                if gone >= GONE_ATTEMPTS:
+                    self.failure = "gone"
+                    return False
             except SinkUnavailable:
-                attempts += 1
-                self._retry_at = self._clock.now() + self._backoff * 2 ** (attempts - 1)
+                failures += 1
+                self._retry_at = self._clock.now() + min(self._backoff * 2 ** (failures - 1), MAX_BACKOFF_SECONDS)
                 if not mandatory:
+                    return False
+                if self._retry_at - started > self._retry_budget:
+                    self.failure = "unavailable"
                     return False
             except SinkForbidden:
                 self.failure = "forbidden"
@@ -319,14 +335,23 @@ class MessageDelivery:
                 log.warning("delivery failed: %s", type(exc).__name__)
                 self.failure = "sink_error"
                 return False
-            finally:
-                future, self._in_flight = self._in_flight, None
-                if future is not None and not future.done():
-                    future.set_result(None)
-                self._observe()
-            if attempts >= self._max_attempts:
-                self.failure = "gone" if segment.message is None and mandatory else "unavailable"
-                return False
+
+    async def _operate(self, content: str, segment: _Segment) -> None:
+        """Send the segment's first version or edit it; counted, observed, one in flight."""
+        self._budget.record(self._clock.now())
+        self.operations += 1
+        self._in_flight = asyncio.get_running_loop().create_future()
+        try:
+            if segment.message is None:
+                segment.message = await self._sink.send(content, reply=not self.messages)
+            else:
+                await self._sink.edit(segment.message, content)
+            segment.shown = content
+        finally:
+            future, self._in_flight = self._in_flight, None
+            if future is not None and not future.done():
+                future.set_result(None)
+            self._observe()
 
     async def _wait_budget(self, *, mandatory: bool) -> None:
         while True:
@@ -341,15 +366,6 @@ class MessageDelivery:
         except Exception:  # noqa: BLE001 - headers are advisory
             return
         self._budget.observe(info, self._clock.now())
-
-    def _first_message(self, message: SentMessage) -> None:
-        callback = self._on_first_message
-        if callback is None:
-            return
-        try:
-            callback(message)
-        except Exception:  # noqa: BLE001 - a UI callback must not break delivery
-            log.exception("on_first_message callback failed")
 
     # -- text ---------------------------------------------------------------------------
 

@@ -1,33 +1,44 @@
 """The routing loop of one stream: chunks in, delivery fed, outcome collected.
 
 State lives on the `ChunkConsumer` object, so what was collected survives when the loop
-is cut short from outside (a stop request while the provider is silent).
+is cut short from outside (an interrupt while the provider is silent).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterable, AsyncIterator, Callable
-from typing import Literal
+from collections.abc import AsyncIterable, AsyncIterator
 
-from providers.types import FunctionCall, ProcessedChunk, ProviderError, ThoughtLogEntry
+from providers.types import (
+    FinishReason,
+    FunctionCall,
+    ProcessedChunk,
+    ProviderError,
+    ThoughtLogEntry,
+    Usage,
+)
 from stream.buffer import MessageDelivery
-from stream.clock import Clock, MonotonicClock
-from stream.usage import Usage, merge_usage, normalize_usage
+from stream.interrupt import Interrupt, InterruptReason
+from stream.limits import StreamLimits, content_timeout
 
 log = logging.getLogger(__name__)
 
-Interrupt = Literal["stopped_by_user", "follow_up_interrupt"]
-
 
 class ThoughtRuns:
-    """Per-chunk thought entries merged into runs of the same kind and provider."""
+    """Per-chunk thought entries merged into runs of the same kind and provider.
 
-    __slots__ = ("_runs",)
+    At most `limit` characters are kept: past it the oldest runs are trimmed from the
+    front (the end of the reasoning is what explains the answer) and `cut` is set.
+    """
 
-    def __init__(self) -> None:
+    __slots__ = ("_runs", "_size", "_limit", "cut")
+
+    def __init__(self, limit: int) -> None:
         self._runs: list[tuple[str, str, list[str]]] = []
+        self._size = 0
+        self._limit = limit
+        self.cut = False
 
     def add(self, entries: list[ThoughtLogEntry]) -> None:
         for entry in entries:
@@ -37,148 +48,152 @@ class ThoughtRuns:
                 last[2].append(entry.text)
             else:
                 self._runs.append((entry.kind, entry.provider, [entry.text]))
+            self._size += len(entry.text)
+        if self._size > 2 * self._limit:  # trimmed in batches: amortized linear
+            self._trim()
+
+    def _trim(self) -> None:
+        excess = self._size - self._limit
+        while excess > 0 and self._runs:
+            kind, provider, parts = self._runs[0]
+            text = "".join(parts)
+            if len(text) <= excess:
+                self._runs.pop(0)
+                excess -= len(text)
+                self._size -= len(text)
+                continue
+            self._runs[0] = (kind, provider, [text[excess:]])
+            self._size -= excess
+            excess = 0
+        self.cut = True
 
     def entries(self) -> list[ThoughtLogEntry]:
+        if self._size > self._limit:
+            self._trim()
         return [
             ThoughtLogEntry(kind, "".join(parts), provider)  # type: ignore[arg-type]
             for kind, provider, parts in self._runs
         ]
 
 
-class _IdleTimeout(Exception):
-    """No chunk arrived within the idle timeout."""
+def internal_error(message: str, code: str) -> ProviderError:
+    """A failure of ours, not the provider's: not worth retrying elsewhere."""
+    return ProviderError(type="api_error", message=message, retryable=False, code=code)
 
 
 class ChunkConsumer:
-    """Routes chunks (spec §6) and records everything the result needs."""
+    """Routes chunks into the delivery and records everything the result needs."""
 
-    def __init__(
-        self,
-        delivery: MessageDelivery,
-        *,
-        should_stop: Callable[[], bool] | None = None,
-        follow_up: Callable[[], bool] | None = None,
-        on_progress: Callable[[], object] | None = None,
-        idle_timeout: float | None = None,
-        clock: Clock | None = None,
-        provider: str | None = None,
-    ) -> None:
+    def __init__(self, delivery: MessageDelivery, limits: StreamLimits) -> None:
         self.delivery = delivery
-        self.should_stop = should_stop
-        self.follow_up = follow_up
-        self.on_progress = on_progress
-        self.idle_timeout = idle_timeout
-        self.clock = clock
-        self.provider = provider
-        self.thoughts = ThoughtRuns()
+        self.limits = limits
+        self.thoughts = ThoughtRuns(limits.max_thought_chars)
         self.calls: list[FunctionCall] = []
+        self.calls_dropped = 0
+        self.last_content_at: float | None = None
         self.error: ProviderError | None = None
         self.usage: Usage | None = None
-        self.finish_reason: str | None = None
+        self.finish_reason: FinishReason | None = None
         self.serving: str | None = None
-        self.interrupt: Interrupt | None = None
+        self.interrupted: InterruptReason | None = None
         self.count = 0
 
-    async def consume(self, chunks: AsyncIterable[ProcessedChunk]) -> None:
+    async def run(self, chunks: AsyncIterable[ProcessedChunk], interrupt: Interrupt | None) -> None:
+        """Consume until the stream ends, errors, `interrupt` fires or a deadline passes —
+        even while the provider sends nothing (a reasoning model thinking silently)."""
+        work = asyncio.ensure_future(self.consume(chunks, interrupt))
+        watchers = [asyncio.ensure_future(self._watch_deadlines())]
+        if interrupt is not None:
+            watchers.append(asyncio.ensure_future(interrupt.wait()))
+        try:
+            await asyncio.wait({work, *watchers}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for watcher in watchers:
+                watcher.cancel()
+            if not work.done():
+                work.cancel()
+                await asyncio.wait({work})
+        if self.error is None and self.interrupted is None and interrupt is not None and interrupt.is_set():
+            self.interrupted = interrupt.reason
+
+    async def _watch_deadlines(self) -> None:
+        """One timer per stream (nothing per chunk but a clock reading): sleeps until the
+        nearest deadline, re-arms while content keeps coming, then ends the stream."""
+        clock, limits = self.delivery.clock, self.limits
+        start = clock.now()
+        while True:
+            last = self.last_content_at
+            idle = (start + limits.first_content_seconds) if last is None else (last + limits.idle_seconds)
+            total = start + limits.total_seconds
+            delay = min(idle, total) - clock.now()
+            if delay > 0:
+                await clock.sleep(delay)
+                continue
+            if self.error is not None or self.interrupted is not None:
+                return
+            if clock.now() >= total:
+                self.interrupted = "deadline"
+            else:
+                seconds = limits.first_content_seconds if last is None else limits.idle_seconds
+                self.error = content_timeout(last is None, seconds)
+            return
+
+    async def consume(self, chunks: AsyncIterable[ProcessedChunk], interrupt: Interrupt | None) -> None:
         """Read until the stream ends, errors or is interrupted; never raises but for
         cancellation. The chunk iterator is always closed."""
         iterator: AsyncIterator[ProcessedChunk] | None = None
         try:
             iterator = aiter(chunks)
-            while self.error is None:
-                if _poll(self.should_stop, "should_stop"):
-                    self.interrupt = "stopped_by_user"
+            while self.error is None and self.interrupted is None:
+                if interrupt is not None and interrupt.is_set():
+                    self.interrupted = interrupt.reason
                     return
-                if _poll(self.follow_up, "follow_up"):
-                    self.interrupt = "follow_up_interrupt"
+                if self.delivery.overflowed:  # the answer reached its message limit
                     return
                 try:
-                    chunk = await _next(iterator, self.idle_timeout, self.clock)
+                    chunk = await anext(iterator)
                 except StopAsyncIteration:
-                    return
-                except _IdleTimeout:
-                    self.error = ProviderError(
-                        type="timeout",
-                        message=f"no data from the provider for {self.idle_timeout:g} seconds",
-                        retryable=True,
-                        code="stream_idle_timeout",
-                        provider=self.provider,
-                    )
                     return
                 self.route(chunk)
         except asyncio.CancelledError:
             raise
         except Exception:  # noqa: BLE001 - the contract: a bug becomes a result
             log.exception("stream iteration failed")
-            self.error = ProviderError(
-                type="api_error", message="the stream failed unexpectedly",
-                retryable=False, code="stream_internal", provider=self.provider,
-            )
+            self.error = internal_error("the stream failed unexpectedly", "stream_internal")
         finally:
             if iterator is not None:
                 await _close(iterator)
 
     def route(self, chunk: ProcessedChunk) -> None:
-        """One chunk: text to the delivery, calls collected, error kept, metadata read."""
+        """One chunk: text to the delivery, calls collected, error kept, the rest read."""
         self.count += 1
-        if self.on_progress is not None:
-            try:
-                self.on_progress()
-            except Exception:  # noqa: BLE001 - a watchdog bug must not end the answer
-                log.exception("on_progress callback failed")
         kind = chunk.type
         if kind == "text":
             if chunk.content:
+                self.last_content_at = self.delivery.clock.now()
                 self.delivery.append(chunk.content)
         elif kind == "function_call":
             if chunk.function_call is not None:
-                self.calls.append(chunk.function_call)
+                self.last_content_at = self.delivery.clock.now()
+                self._keep_call(chunk.function_call)
         elif kind == "error":
-            self.error = chunk.error or ProviderError(
-                type="api_error", message="error chunk without details",
-                retryable=False, code="unknown", provider=self.provider,
-            )
+            self.error = chunk.error or internal_error("error chunk without details", "unknown")
         if chunk.thoughts:
             self.thoughts.add(chunk.thoughts)
         if chunk.serving_provider and self.serving is None:
             self.serving = chunk.serving_provider.strip() or None
-        metadata = chunk.metadata
-        if metadata:
-            self.usage = merge_usage(self.usage, normalize_usage(metadata.get("usage")))
-            reason = metadata.get("finish_reason")
-            if reason:
-                self.finish_reason = str(reason)
+        if chunk.usage is not None:
+            self.usage = chunk.usage
+        if chunk.finish_reason is not None:
+            self.finish_reason = chunk.finish_reason
 
-
-def _poll(check: Callable[[], bool] | None, name: str) -> bool:
-    if check is None:
-        return False
-    try:
-        return bool(check())
-    except Exception:  # noqa: BLE001 - a broken check must not end the answer
-        log.exception("%s callback failed", name)
-        return False
-
-
-async def _next(
-    iterator: AsyncIterator[ProcessedChunk], timeout: float | None, clock: Clock | None
-) -> ProcessedChunk:
-    if timeout is None:
-        return await anext(iterator)
-    step = asyncio.ensure_future(anext(iterator))
-    timer = asyncio.ensure_future((clock or MonotonicClock()).sleep(timeout))
-    try:
-        done, _ = await asyncio.wait({step, timer}, return_when=asyncio.FIRST_COMPLETED)
-    except asyncio.CancelledError:
-        step.cancel()
-        raise
-    finally:
-        timer.cancel()
-    if step in done:
-        return step.result()
-    step.cancel()
-    await asyncio.wait({step})
-    raise _IdleTimeout
+    def _keep_call(self, call: FunctionCall) -> None:
+        if len(self.calls) < self.limits.max_calls:
+            self.calls.append(call)
+            return
+        self.calls_dropped += 1
+        if self.calls_dropped == 1:
+            log.warning("a response made more than %d tool calls; the rest are dropped", self.limits.max_calls)
 
 
 async def _close(iterator: AsyncIterator[ProcessedChunk]) -> None:

@@ -33,6 +33,7 @@ class ThoughtLogLabels:
     signature: str = "[thought signature present]"
     redacted: str = "[redacted reasoning present, not shown]"
     details: str = "Hidden details block:"
+    cut: str = "[the beginning of the reasoning was cut to keep it bounded]"
 
     @classmethod
     def translated(cls, translate: Callable[[str], str]) -> ThoughtLogLabels:
@@ -43,6 +44,7 @@ class ThoughtLogLabels:
             signature=translate("chat.thought_log.signature"),
             redacted=translate("chat.thought_log.redacted"),
             details=translate("chat.thought_log.details"),
+            cut=translate("chat.thought_log.cut"),
         )
 
 
@@ -94,11 +96,15 @@ def format_thought_log(
     serving_provider: str | None = None,
     labels: ThoughtLogLabels = ThoughtLogLabels(),
     filename: str = "reasoning.txt",
+    cut: bool = False,
 ) -> ThoughtLogPost | None:
-    """The post for a turn's reasoning, or None when there was none."""
+    """The post for a turn's reasoning, or None when there was none; `cut` says the
+    beginning was dropped to keep the reasoning bounded (a note opens the text)."""
     text = reasoning_text(entries, blocks, labels)
     if not text:
         return None
+    if cut:
+        text = f"{labels.cut}\n\n{text}"
     footer = thought_log_footer(provider, serving_provider)
     title = labels.title
     room = min(EMBED_DESCRIPTION_LIMIT, EMBED_TOTAL_LIMIT - len(title) - len(footer))

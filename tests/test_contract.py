@@ -20,6 +20,7 @@ from providers import (
     create_adapter,
     normalized_stream,
 )
+from providers.types import Usage
 
 
 def test_exports_and_provider_names():
@@ -29,7 +30,8 @@ def test_exports_and_provider_names():
     assert set(KNOWN_PROVIDERS) == {"google", "anthropic", "openai", "openrouter", "deepseek", "zai", "custom"}
 
 
-@pytest.mark.parametrize("cls", [RawStreamChunk, ProcessedChunk, FunctionCall, ProviderError, ThoughtLogEntry])
+@pytest.mark.parametrize("cls", [RawStreamChunk, ProcessedChunk, FunctionCall, ProviderError, ThoughtLogEntry,
+                                 Usage])
 def test_per_chunk_types_are_slotted_dataclasses(cls):
     assert dataclasses.is_dataclass(cls)
     assert hasattr(cls, "__slots__")
@@ -42,7 +44,11 @@ def test_defaults_match_the_spec():
     err = ProviderError("rate_limit", "slow", True, "429")
     assert (err.status, err.provider, err.original_error, err.details) == (None, None, None, None)
     chunk = ProcessedChunk("text", content="hi")
-    assert (chunk.function_call, chunk.error, chunk.thoughts, chunk.metadata, chunk.serving_provider) == (None,) * 5
+    assert (chunk.function_call, chunk.error, chunk.thoughts, chunk.serving_provider) == (None,) * 4
+    assert (chunk.finish_reason, chunk.usage) == (None, None)
+    assert Usage() == Usage(None, None, None, None, None)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Usage(1, 2).total_tokens = 3  # type: ignore[misc]
     request = ChatRequest([Message("user", "hi")])
     assert (request.system, tuple(request.tools), request.max_output_tokens) == (None, (), None)
     assert ToolSpec("t", "d", {"type": "object"}).parameters == {"type": "object"}
@@ -55,6 +61,12 @@ def test_defaults_match_the_spec():
 def test_closed_vocabularies_are_enforced(cls, args):
     with pytest.raises(ValueError):
         cls(*args)
+
+
+def test_finish_reason_is_the_contract_vocabulary_not_a_provider_one():
+    assert ProcessedChunk("done", finish_reason="tool_calls").finish_reason == "tool_calls"
+    with pytest.raises(ValueError, match="end_turn"):
+        ProcessedChunk("done", finish_reason="end_turn")  # type: ignore[arg-type]
 
 
 def test_unknown_provider_is_a_clear_value_error():

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
-from sqlalchemy import inspect
+from alembic.script import ScriptDirectory
+from sqlalchemy import inspect, text
 
 from bot import migrate
 from bot.db.base import Base
 from bot.db.engine import create_engine
-from tests.databases import postgres_schema
+from tests.databases import POSTGRES_URL, postgres_schema
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -47,3 +54,78 @@ async def test_up_down_up_and_no_drift(engine):
 async def test_alembic_check_reports_clean(engine):
     await migrate.upgrade(engine)
     await migrate._run(engine, command.check)
+
+
+# ---- shard processes starting together ---------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+async def _schema_url(engine) -> str:
+    """The URL a separate process uses to reach the same throwaway schema."""
+    async with engine.connect() as conn:
+        schema = await conn.scalar(text("SELECT current_schema()"))
+    return f"{POSTGRES_URL}?search_path={schema}"
+
+
+def _migrate_processes(database_url: str, count: int, cwd: Path) -> list[subprocess.CompletedProcess]:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "BOT_ENCRYPTION_KEY")}
+    env.update({"DATABASE_URL": database_url, "PYTHONPATH": str(ROOT)})
+    procs = [subprocess.Popen([sys.executable, "-m", "bot.migrate"], cwd=cwd, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(count)]
+    done = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=120)
+        done.append(subprocess.CompletedProcess(proc.args, proc.returncode, out, err))
+    return done
+
+
+async def _at_head(engine) -> bool:
+    script = ScriptDirectory.from_config(migrate.alembic_config())
+    async with engine.connect() as conn:
+        current = await conn.run_sync(lambda c: MigrationContext.configure(c).get_current_heads())
+    return set(current) == set(script.get_heads())
+
+
+async def test_shards_migrating_at_once_all_succeed(engine, tmp_path):
+    """Several processes on a fresh database: one migrates, the others wait and find it done."""
+    if engine.dialect.name == "postgresql":
+        url = await _schema_url(engine)
+    else:
+        url = f"sqlite+aiosqlite:///{tmp_path}/fresh/bot.sqlite3"
+        await engine.dispose()
+        engine = create_engine(url)
+    results = await asyncio.to_thread(_migrate_processes, url, 4, tmp_path)
+    try:
+        assert [r.returncode for r in results] == [0, 0, 0, 0], [r.stderr[-600:] for r in results]
+        assert await _at_head(engine)
+        assert "server_api_keys" in await _tables(engine)
+    finally:
+        await engine.dispose()
+
+
+async def test_search_path_in_the_url_selects_the_schema(engine):
+    """An operator can keep the bot's tables in their own PostgreSQL schema."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("search_path is a PostgreSQL setting")
+    own = create_engine(await _schema_url(engine))
+    try:
+        await migrate.upgrade(own)
+        assert "servers" in await _tables(engine)  # the helper's engine sees them in its schema
+    finally:
+        await own.dispose()
+
+
+async def test_upgrade_keeps_the_first_of_duplicate_fallbacks(engine):
+    """Chains stored twice by concurrent adds before the unique constraint existed."""
+    await migrate.upgrade(engine, "0002")
+    async with engine.begin() as conn:
+        await conn.execute(text("INSERT INTO servers (guild_id) VALUES (1)"))
+        for position, model in enumerate(["a", "b", "a", "c", "b"], start=1):
+            await conn.execute(text("INSERT INTO model_fallbacks (guild_id, position, provider, model) "
+                                    "VALUES (1, :p, 'google', :m)"), {"p": position, "m": model})
+    await migrate.upgrade(engine)
+    async with engine.connect() as conn:
+        rows = (await conn.execute(text("SELECT position, model FROM model_fallbacks ORDER BY position"))).all()
+    assert [tuple(r) for r in rows] == [(1, "a"), (2, "b"), (4, "c")]

@@ -116,3 +116,67 @@ def test_python_m_bot_bad_setting_no_traceback(tmp_path):
     assert "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines() == [result.stderr.strip()]
     assert "LOG_LEVEL" in result.stderr
+
+
+# ---- the encryption key file and BOT_ENCRYPTION_KEY, refused at start -----------------------
+
+def _start_with_key_file(tmp_path, content: bytes, mode: int, extra_env=None):
+    data = tmp_path / "data"
+    data.mkdir()
+    key_file = data / "encryption.key"
+    key_file.write_bytes(content)
+    key_file.chmod(mode)
+    env = {"DISCORD_TOKEN": "x", "DATABASE_URL": "sqlite+aiosqlite:///data/bot.sqlite3",
+           # if the key were accepted the bot would try to log in here and fail loudly
+           "DISCORD_API_BASE_URL": "http://127.0.0.1:9", **(extra_env or {})}
+    return key_file, _run_bot(tmp_path, env)
+
+
+def _one_line(result) -> str:
+    assert result.returncode == 2, result.stderr[-500:]
+    assert "Traceback" not in result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    return lines[0]
+
+
+@pytest.mark.parametrize("content", [b"not a fernet key\n", b"", b"A" * 44 + b"\n"])
+def test_corrupt_key_file_refused_at_start_in_one_line(tmp_path, content):
+    key_file, result = _start_with_key_file(tmp_path, content, 0o600)
+    line = _one_line(result)
+    assert "data/encryption.key" in line and "BOT_ENCRYPTION_KEY" in line
+    assert key_file.read_bytes() == content  # never replaced: stored keys may depend on it
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o640, 0o604, 0o660])
+def test_key_file_open_to_others_refused_at_start_in_one_line(tmp_path, mode):
+    key_file, result = _start_with_key_file(tmp_path, Fernet.generate_key() + b"\n", mode)
+    line = _one_line(result)
+    assert "data/encryption.key" in line and "chmod 600" in line
+    assert Fernet.generate_key().decode() not in line
+
+
+def test_key_file_refusals_from_resolve_encryption_keys(clean_env, tmp_path):
+    clean_env.setenv("DATABASE_URL", f"sqlite+aiosqlite:///{tmp_path}/db/bot.sqlite3")
+    (tmp_path / "db").mkdir()
+    key_file = tmp_path / "db" / "encryption.key"
+    key = Fernet.generate_key()
+    key_file.write_bytes(key + b"\n")
+    key_file.chmod(0o600)
+    assert resolve_encryption_keys(load_settings()) == [key]
+    key_file.chmod(0o640)
+    with pytest.raises(SettingsError, match="chmod 600"):
+        resolve_encryption_keys(load_settings())
+    key_file.chmod(0o600)
+    key_file.write_bytes(key[:-4] + b"\n")
+    with pytest.raises(SettingsError, match="not a valid Fernet key"):
+        resolve_encryption_keys(load_settings())
+
+
+@pytest.mark.parametrize("value", ["not-a-key", ",", " , ,", "{good},short"])
+def test_bad_bot_encryption_key_refused_at_start_in_one_line(tmp_path, value):
+    good = Fernet.generate_key().decode()
+    result = _run_bot(tmp_path, {"DISCORD_TOKEN": "x", "BOT_ENCRYPTION_KEY": value.format(good=good),
+                                 "DISCORD_API_BASE_URL": "http://127.0.0.1:9"})
+    line = _one_line(result)
+    assert "BOT_ENCRYPTION_KEY" in line and good not in line

@@ -2,15 +2,29 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import discord
 from discord import app_commands
-from discord.ext import commands
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import repo
-from bot.cogs.base import MANAGE_SERVER, ConfigCog, health_line, reply, send, text
+from bot.cogs.base import (
+    MANAGE_SERVER,
+    ConfigCog,
+    ManagerGroup,
+    health_line,
+    is_manager,
+    reply,
+    send,
+    text,
+)
 from bot.repo import ActiveRoute
+from bot.settings import Settings
 from bot.translator import lstr
-from bot.vault import last4, masked_tail
+
+if TYPE_CHECKING:
+    from bot.app import LLMBot
 
 ROUTE_KEYS = {
     "personal": "commands.status.route_personal",
@@ -20,11 +34,12 @@ ROUTE_KEYS = {
 BLOCKED_KEYS = {
     "member_key_required": "commands.status.blocked_member_key_required",
     "no_route": "commands.status.blocked_no_route",
+    "server_keys_required": "commands.status.blocked_server_keys_required",
 }
 
 
 class AdminCog(ConfigCog):
-    settings_group = app_commands.Group(
+    settings_group = ManagerGroup(
         name=lstr("commands.settings.name"), description=lstr("commands.settings.description"),
         guild_only=True, default_permissions=MANAGE_SERVER,
     )
@@ -34,9 +49,7 @@ class AdminCog(ConfigCog):
     @app_commands.rename(enabled=lstr("commands.param.enabled.name"))
     @app_commands.describe(enabled=lstr("commands.param.enabled.description"))
     async def verbatim_tools(self, interaction: discord.Interaction, enabled: bool) -> None:
-        if not await self.require_manager(interaction):
-            return
-        async with self.sessions() as session, session.begin():
+        async with self.bot.sessions() as session, session.begin():
             await repo.set_verbatim_tool_calling(session, interaction.guild_id, enabled)
         await reply(interaction, "commands.reply.verbatim_on" if enabled else "commands.reply.verbatim_off")
 
@@ -45,18 +58,14 @@ class AdminCog(ConfigCog):
     @app_commands.rename(channel=lstr("commands.param.channel.name"))
     @app_commands.describe(channel=lstr("commands.param.channel.description"))
     async def thought_log_set(self, interaction: discord.Interaction, channel: discord.TextChannel) -> None:
-        if not await self.require_manager(interaction):
-            return
-        async with self.sessions() as session, session.begin():
+        async with self.bot.sessions() as session, session.begin():
             await repo.set_thought_log_channel(session, interaction.guild_id, channel.id)
         await reply(interaction, "commands.reply.thought_log_set", channel=f"<#{channel.id}>")
 
     @settings_group.command(name=lstr("commands.settings.thought_log_clear.name"),
                             description=lstr("commands.settings.thought_log_clear.description"))
     async def thought_log_clear(self, interaction: discord.Interaction) -> None:
-        if not await self.require_manager(interaction):
-            return
-        async with self.sessions() as session, session.begin():
+        async with self.bot.sessions() as session, session.begin():
             await repo.set_thought_log_channel(session, interaction.guild_id, None)
         await reply(interaction, "commands.reply.thought_log_cleared")
 
@@ -65,18 +74,15 @@ class AdminCog(ConfigCog):
     @app_commands.rename(required=lstr("commands.param.required.name"))
     @app_commands.describe(required=lstr("commands.param.required.description"))
     async def member_keys(self, interaction: discord.Interaction, required: bool) -> None:
-        if not await self.require_manager(interaction):
-            return
-        async with self.sessions() as session, session.begin():
+        async with self.bot.sessions() as session, session.begin():
             await repo.set_member_keys_required(session, interaction.guild_id, required)
         await reply(interaction, "commands.reply.member_keys_on" if required else "commands.reply.member_keys_off")
 
     @app_commands.command(name=lstr("commands.status.name"), description=lstr("commands.status.description"))
     async def status(self, interaction: discord.Interaction) -> None:
         """Everyone sees their own route; key pool health only for Manage Server."""
-        settings = self.bot.settings  # type: ignore[attr-defined]
-        manager = interaction.guild_id is not None and interaction.permissions.manage_guild
-        async with self.sessions() as session:
+        settings = self.bot.settings
+        async with self.bot.sessions() as session:
             route = await repo.resolve_active_route(session, settings, interaction.guild_id, interaction.user.id)
             lines = [text(interaction, "commands.status.title")] + self._route_lines(interaction, route)
             if route.personal is not None and route.personal.masked_key is not None:
@@ -84,7 +90,7 @@ class AdminCog(ConfigCog):
                 lines.append(health_line(interaction, route.personal.provider or "-",
                                          text(interaction, "commands.status.personal_label"),
                                          route.personal.masked_key, route.personal.health))
-            if manager:
+            if is_manager(interaction):
                 lines += await self._pool_lines(interaction, session, settings)
         await send(interaction, "\n".join(lines))
 
@@ -100,20 +106,17 @@ class AdminCog(ConfigCog):
                            model=target.model) for i, target in enumerate(route.server_fallback.chain, start=1)]
         return lines
 
-    async def _pool_lines(self, interaction: discord.Interaction, session, settings) -> list[str]:
-        keys = await repo.list_server_keys(session, interaction.guild_id)
+    async def _pool_lines(self, interaction: discord.Interaction, session: AsyncSession,
+                          settings: Settings) -> list[str]:
+        # Only the server's own keys: the operator's environment keys serve many servers and
+        # are none of one server's managers' business (not even masked, not their health).
+        keys = await repo.list_server_keys(session, interaction.guild_id, vault=self.bot.vault)
         lines = [text(interaction, "commands.status.pool_header")]
-        lines += [health_line(interaction, k.provider, k.label, k.masked, k.health) for k in keys]
-        secrets = settings.default_text_api_keys()
-        if secrets and settings.DEFAULT_TEXT_PROVIDER:
-            health = await repo.environment_key_health(session, secrets)
-            lines += [health_line(interaction, settings.DEFAULT_TEXT_PROVIDER, f"env-{i}",
-                                  masked_tail(last4(secret)), h)
-                      for i, (secret, h) in enumerate(zip(secrets, health, strict=True), start=1)]
+        lines += [health_line(interaction, k.provider, k.label, k.masked, k.health, k.undecryptable) for k in keys]
         if len(lines) == 1:
             lines.append(text(interaction, "commands.reply.keys_empty"))
         return lines
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: LLMBot) -> None:
     await bot.add_cog(AdminCog(bot))

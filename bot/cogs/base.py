@@ -1,5 +1,6 @@
 """What the configuration cogs share: ephemeral localized replies, the Manage Server
-gate, provider choices, and the mapping from refused input to a message.
+gate, provider choices, and the one place where a refused or failed command becomes a
+message.
 
 Every reply here is ephemeral, and no reply, log line or exception text carries a key:
 keys are shown only through `bot.vault.mask`.
@@ -7,20 +8,27 @@ keys are shown only through `bot.vault.mask`.
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.discord_limits import MESSAGE_LIMIT
 from bot.repo import KeyHealth, RepositoryError
 from bot.translator import lstr
-from bot.vault import Vault
+from bot.vault import VaultError
 from providers import KNOWN_PROVIDERS
 from providers.i18n import t
 
-MAX_REPLY = 1900
+if TYPE_CHECKING:
+    from bot.app import LLMBot
+
+log = logging.getLogger(__name__)
+
+MAX_REPLY = MESSAGE_LIMIT - 100  # room for Discord's own decorations of an ephemeral reply
 
 PROVIDER_CHOICES = [app_commands.Choice(name=p, value=p) for p in KNOWN_PROVIDERS]
 SCOPE_CHOICES = [
@@ -44,7 +52,11 @@ ERROR_KEYS: dict[str, str] = {
     "fallback_full": "commands.error.fallback_full",
     "personal_incomplete": "commands.error.personal_incomplete",
     "personal_custom_unsupported": "commands.error.personal_custom_unsupported",
+    "control_characters": "commands.error.control_characters",
+    "conflict": "commands.error.conflict",
 }
+# A refusal the repository learned after this table was written still gets a sentence.
+GENERIC_ERROR_KEY = "commands.error.internal"
 
 
 def now() -> datetime:
@@ -74,16 +86,16 @@ async def send(interaction: discord.Interaction, body: str) -> None:
         await interaction.response.send_message(body, ephemeral=True)
 
 
-async def reply_error(interaction: discord.Interaction, error: RepositoryError) -> None:
-    await reply(interaction, ERROR_KEYS[error.code], **error.params)
-
-
 def health_line(interaction: discord.Interaction, provider: str, label: str, masked: str,
-                health: KeyHealth) -> str:
-    """One masked key with its health, in the member's locale."""
-    if health.cooling(now()):
-        until = int(health.cooling_down_until.timestamp())  # type: ignore[union-attr]
-        state = text(interaction, "commands.reply.key_state_cooling", until=f"<t:{until}:R>")
+                health: KeyHealth, undecryptable: bool = False) -> str:
+    """One masked key with its health, in the member's locale; a key the vault cannot open
+    says so (it is skipped by every turn until it is added again)."""
+    until = health.cooling_down_until
+    if undecryptable:
+        state = text(interaction, "commands.reply.key_state_undecryptable")
+    elif until is not None and health.cooling(now()):
+        stamp = f"<t:{int(until.timestamp())}:R>"
+        state = text(interaction, "commands.reply.key_state_cooling", until=stamp)
     else:
         state = text(interaction, "commands.reply.key_state_ready")
     return text(
@@ -94,27 +106,78 @@ def health_line(interaction: discord.Interaction, provider: str, label: str, mas
     )
 
 
-class ConfigCog(commands.Cog):
-    """Base for the configuration cogs: database sessions and the vault from the bot."""
+# ---- the Manage Server gate ----------------------------------------------------------
 
-    def __init__(self, bot: commands.Bot) -> None:
+def is_manager(interaction: discord.Interaction) -> bool:
+    """Inside a server, with Manage Server (for views that only show more to managers)."""
+    return interaction.guild_id is not None and interaction.permissions.manage_guild
+
+
+def require_manager(interaction: discord.Interaction) -> None:
+    """Raise the check failure that `answer_failure` turns into the localized refusal."""
+    if interaction.guild_id is None:
+        raise app_commands.NoPrivateMessage()
+    if not interaction.permissions.manage_guild:
+        raise app_commands.MissingPermissions(["manage_guild"])
+
+
+class ManagerGroup(app_commands.Group):
+    """A command group only for members with Manage Server.
+
+    `default_permissions` only hides the commands in the client, and server admins can
+    re-grant them to anyone, so every invocation is checked again here. discord.py runs
+    the check of a command's direct parent only: a subgroup must be a ManagerGroup too.
+    """
+
+    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
+        require_manager(interaction)
+        return True
+
+
+# ---- failures become localized replies -------------------------------------------------
+
+def refusal_key(error: BaseException) -> tuple[str, dict[str, Any]] | None:
+    """The catalog key (and its parameters) for a failure the member should read about;
+    None for a fault of the bot itself."""
+    if isinstance(error, RepositoryError):
+        key = ERROR_KEYS.get(error.code)
+        if key is None:
+            log.warning("no message for repository refusal %r; answering generically", error.code)
+            return GENERIC_ERROR_KEY, {}
+        return key, dict(error.params)
+    if isinstance(error, VaultError):
+        return "commands.error.vault", {}
+    if isinstance(error, app_commands.NoPrivateMessage):
+        return "commands.error.guild_only", {}
+    if isinstance(error, app_commands.MissingPermissions):
+        return "commands.error.manage_server_required", {}
+    return None
+
+
+async def answer_failure(interaction: discord.Interaction, error: BaseException) -> bool:
+    """Reply the localized line for a refusal; False (nothing sent) for a fault of the bot."""
+    found = refusal_key(error)
+    if found is None:
+        return False
+    key, params = found
+    await reply(interaction, key, **params)
+    return True
+
+
+class ConfigCog(commands.Cog):
+    """Base for the configuration cogs: commands read `self.bot.sessions`, `.vault` and
+    `.settings`, and raise their refusals; this one handler answers for every command."""
+
+    def __init__(self, bot: LLMBot) -> None:
         self.bot = bot
 
-    @property
-    def sessions(self):
-        return self.bot.sessions  # type: ignore[attr-defined]
-
-    @property
-    def vault(self) -> Vault:
-        return Vault(self.bot.encryption_keys)  # type: ignore[attr-defined]
-
-    async def require_manager(self, interaction: discord.Interaction) -> bool:
-        """The runtime half of the Manage Server rule (default_permissions is the other):
-        server admins can re-grant a command to anyone, so the handler checks again."""
-        if interaction.guild_id is None:
-            await reply(interaction, "commands.error.guild_only")
-            return False
-        if not interaction.permissions.manage_guild:
-            await reply(interaction, "commands.error.manage_server_required")
-            return False
-        return True
+    async def cog_app_command_error(self, interaction: discord.Interaction,
+                                    error: app_commands.AppCommandError) -> None:
+        """Refusals (bad input, a missing permission) become their localized line; anything
+        else is logged and the member reads that nothing was stored."""
+        cause = error.original if isinstance(error, app_commands.CommandInvokeError) else error
+        if await answer_failure(interaction, cause):
+            return
+        name = interaction.command.qualified_name if interaction.command is not None else "?"
+        log.error("command /%s failed", name, exc_info=cause)
+        await reply(interaction, "commands.error.internal")

@@ -1,44 +1,46 @@
 """The chat cog: answer a mention, a reply to the bot or a DM by streaming the model's reply.
 
 Deliberately thin: it builds a request from the message (bot mention stripped) and its
-short reply chain, and hands it to the generation turn (`bot.turn.run_generation_turn`),
-which resolves the member's route (personal key, the server's models and key pool, or
-the operator's environment default), rotates keys, falls back across models and shows
-errors. A typing indicator runs until the first text is posted; `request_stop` is the
-hook of `/stop`. The model may call the built-in tools (`bot.tools`), which see only
-the message's channel. When the same member asks again in the same channel while their
-answer streams, that answer stops where it is (`follow_up_interrupt`, no error) and the
-new message gets its own answer. A bot without a database (no `sessions`) answers from the environment
-default alone.
+short reply chain and hands it to the generation turn (`bot.turn.run_generation_turn`),
+which resolves the member's route, rotates keys, falls back across models and shows
+errors. The model may call the built-in tools (`bot.tools`), which see only the
+message's channel. The cog also owns the running answers (`bot.answers`): when the same
+member asks again in the same channel while their answer streams, that answer stops
+where it is and the new message gets its own answer; `/stop` ends the caller's latest
+answer in the channel, or — for members who may manage messages — every answer there.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import re
 
 import discord
+from discord import app_commands
 from discord.ext import commands
 
+from bot.answers import RunningAnswer, RunningAnswers
+from bot.app import LLMBot
+from bot.cogs.base import reply
 from bot.discord_sink import DiscordMessageSink
 from bot.error_embed import locale_for_message
 from bot.settings import Settings
-from bot.thought_log import configured_channel_id, post_thought_log
+from bot.thought_log import Reasoning, configured_channel_id, post_thought_log
 from bot.tools import ToolContext, ToolLoop, default_registry
-from bot.turn import Credentials, DatabaseCredentials, EnvironmentCredentials, run_generation_turn
-from bot.vault import Vault
+from bot.translator import lstr
+from bot.turn import TurnContext, TurnOutcome, run_generation_turn
 from providers import ChatRequest, Message
+from providers.endpoint_check import EndpointPolicy
 from providers.i18n import t
+from stream.limits import StreamLimits
 from stream.orchestrator import StreamResult
 from stream.pacing import ChannelBudgets
-from stream.sink import SentMessage, SinkError
+from stream.sink import SinkError
 
 log = logging.getLogger(__name__)
 
 MAX_CHAIN = 6  # earlier messages of the reply chain sent as history
-TYPING_REFRESH = 8.0  # Discord shows the indicator for about 10 seconds
 ANSWERED_TYPES = (discord.MessageType.default, discord.MessageType.reply)
 
 
@@ -88,39 +90,33 @@ async def reply_chain(message: discord.Message, limit: int = MAX_CHAIN) -> list[
     return chain
 
 
+def answer_limits(settings: Settings) -> StreamLimits:
+    """The operator's bounds of one answer."""
+    return StreamLimits(first_content_seconds=settings.FIRST_TOKEN_DEADLINE_SECONDS,
+                        idle_seconds=settings.ANSWER_IDLE_SECONDS, total_seconds=settings.ANSWER_DEADLINE_SECONDS,
+                        max_calls=settings.MAX_TOOL_CALLS_PER_RESPONSE, max_thought_chars=settings.MAX_REASONING_CHARS)
+
+
 class ChatCog(commands.Cog):
     """Answers mentions, replies to the bot and DMs (see the module docstring)."""
 
-    def __init__(self, bot: commands.Bot, *, settings: Settings | None = None) -> None:
+    def __init__(self, bot: LLMBot) -> None:
         self.bot = bot
-        self.settings: Settings = settings if settings is not None else bot.settings  # type: ignore[attr-defined]
         self.budgets = ChannelBudgets()  # one edit budget per channel, shared by every answer
-        self._stops: dict[int, asyncio.Event] = {}
-        self._follow_ups: dict[tuple[int, int], asyncio.Event] = {}  # (channel, member) -> event
+        self.answers: RunningAnswers = bot.answers
         self.tools = default_registry()
-
-    def request_stop(self, channel_id: int) -> bool:
-        """Stop the answer streaming in `channel_id` (what was said stays); False if none runs."""
-        event = self._stops.get(channel_id)
-        if event is None or event.is_set():  # nothing runs, or it is already stopping
-            return False
-        event.set()
-        return True
-
-    def supersede(self, channel_id: int, user_id: int) -> bool:
-        """End the member's answer streaming in this channel: they asked something new."""
-        event = self._follow_ups.get((channel_id, user_id))
-        if event is None or event.is_set():
-            return False
-        event.set()
-        return True
 
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:
         user = self.bot.user
-        if user is None or not addresses_bot(message, user):
+        if user is None or self.answers.closed or not addresses_bot(message, user):
             return
-        self.supersede(message.channel.id, message.author.id)
+        mine = self.answers.latest_of(message.channel.id, message.author.id)
+        if mine is not None:
+            self.answers.fire([mine], "follow_up")
+        if len(self.answers.of_member(message.author.id)) >= self.bot.settings.MAX_ANSWERS_PER_MEMBER:
+            await self._refuse_busy(message)
+            return
         try:
             await self.answer(message)
         except Exception:  # noqa: BLE001 - one failed answer must not silence the listener
@@ -133,85 +129,80 @@ class ChatCog(commands.Cog):
         if not isinstance(error, commands.CommandNotFound):
             log.error("command %s failed", ctx.command, exc_info=error)
 
-    def credentials(self) -> Credentials:
-        """The database when the bot has one, else the environment default alone."""
-        sessions = getattr(self.bot, "sessions", None)
-        keys = getattr(self.bot, "encryption_keys", None)
-        if sessions is None or not keys:
-            return EnvironmentCredentials(self.settings)
-        return DatabaseCredentials(sessions, Vault(keys), self.settings)
+    @app_commands.command(name=lstr("commands.stop.name"), description=lstr("commands.stop.description"))
+    async def stop(self, interaction: discord.Interaction) -> None:
+        """The caller's latest answer here; every answer here for members who manage messages."""
+        channel_id = interaction.channel_id or 0
+        if interaction.permissions.manage_messages:
+            count = self.answers.fire(self.answers.in_channel(channel_id), "stop")
+            if count:
+                await reply(interaction, "commands.stop.stopped_all", count=count)
+                return
+        else:
+            mine = self.answers.latest_of(channel_id, interaction.user.id)
+            if mine is not None and self.answers.fire([mine], "stop"):
+                await reply(interaction, "commands.stop.stopped", question=self._link(interaction, mine))
+                return
+        await reply(interaction, "commands.stop.nothing")
+
+    async def _refuse_busy(self, message: discord.Message) -> None:
+        """The member already has as many answers streaming as one member may."""
+        text = t("chat.member_busy", locale_for_message(message), count=self.bot.settings.MAX_ANSWERS_PER_MEMBER)
+        with contextlib.suppress(SinkError):
+            await DiscordMessageSink(message.channel, reply_to=message).send(text, reply=True)
+
+    @staticmethod
+    def _link(interaction: discord.Interaction, answer: RunningAnswer) -> str:
+        guild = str(answer.guild_id) if answer.guild_id is not None else "@me"
+        return f"https://discord.com/channels/{guild}/{answer.channel_id}/{answer.question_id}"
 
     async def answer(self, message: discord.Message) -> StreamResult | None:
         """Stream the answer to `message` into its channel through the generation turn."""
-        bot_id = self.bot.user.id  # type: ignore[union-attr]
+        bot_id = self.bot.user.id if self.bot.user is not None else 0
         locale = locale_for_message(message)
-        sink = DiscordMessageSink(message.channel, reply_to=message, client=self.bot)
         prompt = strip_bot_mention(message.content, bot_id)
         if not prompt:
             with contextlib.suppress(SinkError):
-                await sink.send(t("chat.empty_prompt", locale), reply=True)
+                await DiscordMessageSink(message.channel, reply_to=message).send(t("chat.empty_prompt", locale),
+                                                                                 reply=True)
             return None
         history = chain_messages(await reply_chain(message), bot_id)
-        request = ChatRequest(messages=[*history, Message("user", prompt)])
+        settings = self.bot.settings
+        request = ChatRequest(messages=[*history, Message("user", prompt)], max_output_tokens=settings.MAX_OUTPUT_TOKENS)
         guild_id = message.guild.id if message.guild is not None else None
-        channel_id = message.channel.id
-        stop = self._stops[channel_id] = asyncio.Event()
-        follow_key = (channel_id, message.author.id)
-        follow_up = self._follow_ups[follow_key] = asyncio.Event()
-        first_text = asyncio.Event()
-        typing = asyncio.create_task(_keep_typing(sink, first_text))
-
-        def on_first_message(_: SentMessage) -> None:
-            first_text.set()
-
-        def on_retry() -> None:  # the failed attempt's text was deleted: typing again
-            nonlocal typing
-            if first_text.is_set():
-                first_text.clear()
-                typing.cancel()
-                typing = asyncio.create_task(_keep_typing(sink, first_text))
-
+        running = self.answers.start(RunningAnswer(message.channel.id, message.author.id, message.id, guild_id))
+        sink = DiscordMessageSink(message.channel, reply_to=message, client=self.bot, typing=True)
+        ctx = TurnContext(user_id=message.author.id, guild_id=guild_id, channel_id=message.channel.id,
+                          locale=locale, sink=sink, budget=self.budgets.for_channel(message.channel.id),
+                          interrupt=running.interrupt, limits=answer_limits(settings),
+                          max_messages=settings.MAX_MESSAGES_PER_ANSWER,
+                          endpoint_policy=EndpointPolicy(allow_private=settings.ALLOW_PRIVATE_ENDPOINTS))
         try:
-            outcome = await run_generation_turn(
-                credentials=self.credentials(), guild_id=guild_id, user_id=message.author.id,
-                request=request, sink=sink, budget=self.budgets.for_channel(channel_id),
-                locale=locale, stop_event=stop, on_first_message=on_first_message, on_retry=on_retry,
-                follow_up_event=follow_up,
-                tool_loop=ToolLoop(self.tools, ToolContext(channel=message.channel)),
-            )
+            outcome = await run_generation_turn(ctx, request, self.bot.credentials,
+                                                ToolLoop(self.tools, ToolContext(message.channel, message.author)))
         finally:
-            first_text.set()
-            typing.cancel()
-            if self._stops.get(channel_id) is stop:
-                del self._stops[channel_id]
-            if self._follow_ups.get(follow_key) is follow_up:
-                del self._follow_ups[follow_key]
+            sink.close()
+            self.answers.finish(running)
+        await self._after(ctx, outcome, message.channel)
+        return outcome.result
+
+    async def _after(self, ctx: TurnContext, outcome: TurnOutcome, source: discord.abc.Messageable) -> None:
+        """An empty answer is said so; reasoning goes to the thought-log channel."""
         result = outcome.result
         if result is None:
-            return None
-        if result.status == "empty_response" and not result.error_shown:
-            with contextlib.suppress(SinkError):
-                await sink.send(t("chat.empty_response", locale), reply=True)
-        sessions = getattr(self.bot, "sessions", None)
-        if guild_id is not None and sessions is not None and (result.thoughts or result.captured_blocks):
-            provider = outcome.target.provider if outcome.target is not None else None
-            channel_id = await configured_channel_id(sessions, guild_id)
-            await post_thought_log(self.bot, channel_id, guild_id=guild_id, thoughts=result.thoughts,
-                                   blocks=result.captured_blocks, provider=provider,
-                                   serving_provider=result.serving_provider, locale=locale)
-        return result
-
-
-async def _keep_typing(sink: DiscordMessageSink, first_text: asyncio.Event) -> None:
-    """Show "typing…" until the first text is posted (or the answer ends)."""
-    while not first_text.is_set():
-        try:
-            await sink.typing()
-        except SinkError:
             return
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(first_text.wait(), TYPING_REFRESH)
+        if result.status == "empty_response" and not outcome.error_shown:
+            with contextlib.suppress(SinkError):
+                await ctx.sink.send(t("chat.empty_response", ctx.locale), reply=True)
+        sessions = self.bot.sessions
+        if ctx.guild_id is None or sessions is None or not (result.thoughts or result.captured_blocks):
+            return
+        provider = outcome.target.provider if outcome.target is not None else "unknown"
+        reasoning = Reasoning(result.thoughts, result.captured_blocks, provider, result.serving_provider,
+                              result.thoughts_cut)
+        channel_id = await configured_channel_id(sessions, ctx.guild_id)
+        await post_thought_log(self.bot, source, channel_id, reasoning, ctx.locale)
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: LLMBot) -> None:
     await bot.add_cog(ChatCog(bot))

@@ -3,34 +3,36 @@
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
-from discord.ext import commands
 
 from bot import repo
 from bot.cogs.base import (
     MANAGE_SERVER,
     PROVIDER_CHOICES,
     ConfigCog,
+    ManagerGroup,
     reply,
-    reply_error,
     send,
     text,
 )
 from bot.cogs.endpoint import shown_url, validated_endpoint
-from bot.repo import RepositoryError
 from bot.translator import lstr
+
+if TYPE_CHECKING:
+    from bot.app import LLMBot
 
 log = logging.getLogger(__name__)
 
 
 class ModelsCog(ConfigCog):
-    model = app_commands.Group(
+    model = ManagerGroup(
         name=lstr("commands.model.name"), description=lstr("commands.model.description"),
         guild_only=True, default_permissions=MANAGE_SERVER,
     )
-    fallback = app_commands.Group(
+    fallback = ManagerGroup(
         name=lstr("commands.model.fallback.name"), description=lstr("commands.model.fallback.description"),
         parent=model,
     )
@@ -41,14 +43,8 @@ class ModelsCog(ConfigCog):
                            model=lstr("commands.param.model.description"))
     @app_commands.choices(provider=PROVIDER_CHOICES)
     async def set_model(self, interaction: discord.Interaction, provider: str, model: str) -> None:
-        if not await self.require_manager(interaction):
-            return
-        try:
-            async with self.sessions() as session, session.begin():
-                target = await repo.set_text_model(session, interaction.guild_id, provider, model)
-        except RepositoryError as error:
-            await reply_error(interaction, error)
-            return
+        async with self.bot.sessions() as session, session.begin():
+            target = await repo.set_text_model(session, interaction.guild_id, provider, model)
         await reply(interaction, "commands.reply.model_set", provider=target.provider, model=target.model)
 
     @model.command(name=lstr("commands.model.endpoint.name"), description=lstr("commands.model.endpoint.description"))
@@ -56,19 +52,13 @@ class ModelsCog(ConfigCog):
     @app_commands.describe(base_url=lstr("commands.param.base_url.description"),
                            model=lstr("commands.param.model.description"))
     async def endpoint(self, interaction: discord.Interaction, base_url: str, model: str | None = None) -> None:
-        if not await self.require_manager(interaction):
-            return
         await interaction.response.defer(ephemeral=True, thinking=True)  # the address check resolves DNS
-        url, refusal = await validated_endpoint(base_url, self.bot.settings.ALLOW_PRIVATE_ENDPOINTS)  # type: ignore[attr-defined]
+        url, refusal = await validated_endpoint(base_url, self.bot.settings.ALLOW_PRIVATE_ENDPOINTS)
         if refusal is not None:
             await send(interaction, text(interaction, refusal, url=shown_url(base_url)))
             return
-        try:
-            async with self.sessions() as session, session.begin():
-                target = await repo.set_custom_endpoint(session, interaction.guild_id, url, model)
-        except RepositoryError as error:
-            await reply_error(interaction, error)
-            return
+        async with self.bot.sessions() as session, session.begin():
+            target = await repo.set_custom_endpoint(session, interaction.guild_id, url, model)
         await reply(interaction, "commands.reply.endpoint_set", base_url=target.base_url, model=target.model)
 
     @fallback.command(name=lstr("commands.model.fallback.add.name"),
@@ -78,14 +68,8 @@ class ModelsCog(ConfigCog):
                            model=lstr("commands.param.model.description"))
     @app_commands.choices(provider=PROVIDER_CHOICES)
     async def fallback_add(self, interaction: discord.Interaction, provider: str, model: str) -> None:
-        if not await self.require_manager(interaction):
-            return
-        try:
-            async with self.sessions() as session, session.begin():
-                position = await repo.add_fallback(session, interaction.guild_id, provider, model)
-        except RepositoryError as error:
-            await reply_error(interaction, error)
-            return
+        async with self.bot.sessions() as session, session.begin():
+            position = await repo.add_fallback(session, interaction.guild_id, provider, model)
         await reply(interaction, "commands.reply.fallback_added", position=position,
                     provider=provider.strip().lower(), model=model.strip())
 
@@ -95,9 +79,7 @@ class ModelsCog(ConfigCog):
     @app_commands.describe(position=lstr("commands.param.position.description"))
     async def fallback_remove(self, interaction: discord.Interaction,
                               position: app_commands.Range[int, 1, 100]) -> None:
-        if not await self.require_manager(interaction):
-            return
-        async with self.sessions() as session, session.begin():
+        async with self.bot.sessions() as session, session.begin():
             gone = await repo.remove_fallback(session, interaction.guild_id, position)
         if gone is None:
             await reply(interaction, "commands.reply.fallback_not_found", position=position)
@@ -108,9 +90,7 @@ class ModelsCog(ConfigCog):
     @fallback.command(name=lstr("commands.model.fallback.list.name"),
                       description=lstr("commands.model.fallback.list.description"))
     async def fallback_list(self, interaction: discord.Interaction) -> None:
-        if not await self.require_manager(interaction):
-            return
-        async with self.sessions() as session:
+        async with self.bot.sessions() as session:
             chain = await repo.list_fallbacks(session, interaction.guild_id)
         if not chain:
             await reply(interaction, "commands.reply.fallbacks_empty")
@@ -121,5 +101,5 @@ class ModelsCog(ConfigCog):
         await send(interaction, "\n".join(lines))
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: LLMBot) -> None:
     await bot.add_cog(ModelsCog(bot))

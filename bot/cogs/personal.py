@@ -1,22 +1,26 @@
-"""`/personal ...`: a member's own key and model (BYOK). Every command reads and writes
-only the caller's rows (`interaction.user.id`), for this server or globally."""
+"""`/personal ...`: a member's own key and model (BYOK). Every command and the key form
+read and write only the rows of whoever sent the interaction (`interaction.user.id`), for
+this server or globally."""
 
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
-from discord.ext import commands
 
 from bot import repo
-from bot.cogs.base import SCOPE_CHOICES, ConfigCog, reply, reply_error, text
-from bot.cogs.keys import KeyModal
-from bot.repo import RepositoryError
+from bot.cogs.base import SCOPE_CHOICES, ConfigCog, reply, text
+from bot.cogs.forms import KeyModal
 from bot.translator import lstr
 from bot.vault import install_log_redaction
 from providers import KNOWN_PROVIDERS
 from providers.i18n import t
+
+if TYPE_CHECKING:
+    from bot.app import LLMBot
 
 log = logging.getLogger(__name__)
 
@@ -24,19 +28,48 @@ PERSONAL_PROVIDERS = [app_commands.Choice(name=p, value=p) for p in KNOWN_PROVID
 SCOPE_LABELS = {"server": "commands.choice.scope_server", "global": "commands.choice.scope_global"}
 
 
+@dataclass(frozen=True)
+class Scope:
+    """Where a personal setting applies: `guild_id` for this server, None for every server."""
+
+    name: str
+    guild_id: int | None
+
+    def label(self, interaction: discord.Interaction) -> str:
+        return text(interaction, SCOPE_LABELS[self.name])
+
+
+def scope_of(interaction: discord.Interaction, chosen: str | None) -> Scope:
+    """The chosen scope (this server by default inside one); "server" in a DM is refused."""
+    name = chosen or ("server" if interaction.guild_id is not None else "global")
+    if name == "server" and interaction.guild_id is None:
+        raise app_commands.NoPrivateMessage()
+    return Scope(name, interaction.guild_id if name == "server" else None)
+
+
+class PersonalKeyModal(KeyModal):
+    """The submitter's own key. Whose row it is and which server it is for come from the
+    submit itself, never from whoever opened the form."""
+
+    def __init__(self, bot: LLMBot, locale: discord.Locale, scope_name: str) -> None:
+        super().__init__(t("commands.modal.personal_key_title", locale), locale)
+        self.bot = bot
+        self.scope_name = scope_name
+
+    async def on_submit(self, interaction: discord.Interaction, /) -> None:
+        scope = scope_of(interaction, self.scope_name)
+        async with self.bot.sessions() as session, session.begin():
+            info = await repo.set_personal_key(session, self.bot.vault, interaction.user.id, scope.guild_id,
+                                               self.key.value)
+        log.info("member %s stored a personal key (%s)", interaction.user.id, scope.name)
+        await reply(interaction, "commands.reply.personal_key_set", masked=info.masked_key,
+                    scope=scope.label(interaction))
+
+
 class PersonalCog(ConfigCog):
     personal = app_commands.Group(
         name=lstr("commands.personal.name"), description=lstr("commands.personal.description"),
     )
-
-    async def _scope(self, interaction: discord.Interaction, scope: str | None) -> tuple[bool, int | None, str]:
-        """(ok, guild_id or None for global, scope label); defaults to this server in one."""
-        chosen = scope or ("server" if interaction.guild_id is not None else "global")
-        if chosen == "server" and interaction.guild_id is None:
-            await reply(interaction, "commands.error.guild_only")
-            return False, None, chosen
-        label = text(interaction, SCOPE_LABELS[chosen])
-        return True, (interaction.guild_id if chosen == "server" else None), label
 
     @personal.command(name=lstr("commands.personal.key_set.name"),
                       description=lstr("commands.personal.key_set.description"))
@@ -44,19 +77,8 @@ class PersonalCog(ConfigCog):
     @app_commands.describe(scope=lstr("commands.param.scope.description"))
     @app_commands.choices(scope=SCOPE_CHOICES)
     async def key_set(self, interaction: discord.Interaction, scope: str | None = None) -> None:
-        ok, guild_id, label = await self._scope(interaction, scope)
-        if not ok:
-            return
-        user_id = interaction.user.id
-
-        async def store(submit: discord.Interaction, secret: str) -> None:
-            async with self.sessions() as session, session.begin():
-                info = await repo.set_personal_key(session, self.vault, user_id, guild_id, secret)
-            log.info("member %s stored a personal key (%s)", user_id, "server" if guild_id else "global")
-            await reply(submit, "commands.reply.personal_key_set", masked=info.masked_key, scope=label)
-
-        title = t("commands.modal.personal_key_title", interaction.locale)
-        await interaction.response.send_modal(KeyModal(title, interaction.locale, store))
+        chosen = scope_of(interaction, scope)  # refused in a DM before the form opens
+        await interaction.response.send_modal(PersonalKeyModal(self.bot, interaction.locale, chosen.name))
 
     @personal.command(name=lstr("commands.personal.key_remove.name"),
                       description=lstr("commands.personal.key_remove.description"))
@@ -64,13 +86,11 @@ class PersonalCog(ConfigCog):
     @app_commands.describe(scope=lstr("commands.param.scope.description"))
     @app_commands.choices(scope=SCOPE_CHOICES)
     async def key_remove(self, interaction: discord.Interaction, scope: str | None = None) -> None:
-        ok, guild_id, label = await self._scope(interaction, scope)
-        if not ok:
-            return
-        async with self.sessions() as session, session.begin():
-            removed = await repo.remove_personal_key(session, interaction.user.id, guild_id)
+        where = scope_of(interaction, scope)
+        async with self.bot.sessions() as session, session.begin():
+            removed = await repo.remove_personal_key(session, interaction.user.id, where.guild_id)
         key = "commands.reply.personal_key_removed" if removed else "commands.reply.personal_key_none"
-        await reply(interaction, key, scope=label)
+        await reply(interaction, key, scope=where.label(interaction))
 
     @personal.command(name=lstr("commands.personal.model.name"),
                       description=lstr("commands.personal.model.description"))
@@ -82,17 +102,11 @@ class PersonalCog(ConfigCog):
     @app_commands.choices(provider=PERSONAL_PROVIDERS, scope=SCOPE_CHOICES)
     async def model(self, interaction: discord.Interaction, provider: str, model: str,
                     scope: str | None = None) -> None:
-        ok, guild_id, label = await self._scope(interaction, scope)
-        if not ok:
-            return
-        try:
-            async with self.sessions() as session, session.begin():
-                info = await repo.set_personal_model(session, interaction.user.id, guild_id, provider, model)
-        except RepositoryError as error:
-            await reply_error(interaction, error)
-            return
+        where = scope_of(interaction, scope)
+        async with self.bot.sessions() as session, session.begin():
+            info = await repo.set_personal_model(session, interaction.user.id, where.guild_id, provider, model)
         await reply(interaction, "commands.reply.personal_model_set", provider=info.provider,
-                    model=info.model, scope=label)
+                    model=info.model, scope=where.label(interaction))
 
     @personal.command(name=lstr("commands.personal.override.name"),
                       description=lstr("commands.personal.override.description"))
@@ -101,17 +115,11 @@ class PersonalCog(ConfigCog):
                            scope=lstr("commands.param.scope.description"))
     @app_commands.choices(scope=SCOPE_CHOICES)
     async def override(self, interaction: discord.Interaction, enabled: bool, scope: str | None = None) -> None:
-        ok, guild_id, label = await self._scope(interaction, scope)
-        if not ok:
-            return
-        try:
-            async with self.sessions() as session, session.begin():
-                await repo.set_personal_override(session, interaction.user.id, guild_id, enabled)
-        except RepositoryError as error:
-            await reply_error(interaction, error)
-            return
+        where = scope_of(interaction, scope)
+        async with self.bot.sessions() as session, session.begin():
+            await repo.set_personal_override(session, interaction.user.id, where.guild_id, enabled)
         key = "commands.reply.personal_override_on" if enabled else "commands.reply.personal_override_off"
-        await reply(interaction, key, scope=label)
+        await reply(interaction, key, scope=where.label(interaction))
 
     @personal.command(name=lstr("commands.personal.server_fallback.name"),
                       description=lstr("commands.personal.server_fallback.description"))
@@ -121,15 +129,13 @@ class PersonalCog(ConfigCog):
     @app_commands.choices(scope=SCOPE_CHOICES)
     async def server_fallback(self, interaction: discord.Interaction, allowed: bool,
                               scope: str | None = None) -> None:
-        ok, guild_id, label = await self._scope(interaction, scope)
-        if not ok:
-            return
-        async with self.sessions() as session, session.begin():
-            await repo.set_personal_server_fallback(session, interaction.user.id, guild_id, allowed)
+        where = scope_of(interaction, scope)
+        async with self.bot.sessions() as session, session.begin():
+            await repo.set_personal_server_fallback(session, interaction.user.id, where.guild_id, allowed)
         key = "commands.reply.personal_fallback_allowed" if allowed else "commands.reply.personal_fallback_denied"
-        await reply(interaction, key, scope=label)
+        await reply(interaction, key, scope=where.label(interaction))
 
 
-async def setup(bot: commands.Bot) -> None:
+async def setup(bot: LLMBot) -> None:
     install_log_redaction()  # modal submits carry keys; discord.py logs raw events at DEBUG
     await bot.add_cog(PersonalCog(bot))

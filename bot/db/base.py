@@ -12,7 +12,7 @@ NAMING_CONVENTION = {
     "pk": "pk_%(table_name)s",
 }
 
-# Autoincrementing ids: BigInteger does not autoincrement on SQLite (testing notes §6).
+# Autoincrementing ids: BigInteger does not autoincrement on SQLite.
 AutoId = BigInteger().with_variant(Integer, "sqlite")
 
 

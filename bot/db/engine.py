@@ -1,4 +1,9 @@
-"""Engine creation: the same code for the embedded SQLite file and PostgreSQL."""
+"""Engine creation: the same code for the embedded SQLite file and PostgreSQL.
+
+A PostgreSQL URL may end in `?search_path=<schema>` to keep the bot's tables in their own
+schema of a shared database; asyncpg takes that only as a server setting, never as a URL
+argument, so it is moved there.
+"""
 
 from __future__ import annotations
 
@@ -16,7 +21,7 @@ def create_engine(database_url: str) -> AsyncEngine:
             Path(url.database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_async_engine(url)
 
-        # SQLite ignores foreign keys unless asked, per connection (testing notes §6).
+        # SQLite ignores foreign keys unless asked, per connection.
         @event.listens_for(engine.sync_engine, "connect")
         def _foreign_keys_on(dbapi_connection, _record) -> None:  # pragma: no cover - driver hook
             cursor = dbapi_connection.cursor()
@@ -24,7 +29,11 @@ def create_engine(database_url: str) -> AsyncEngine:
             cursor.close()
 
         return engine
-    return create_async_engine(url, pool_pre_ping=True)
+    connect_args = {}
+    if "search_path" in url.query:
+        connect_args["server_settings"] = {"search_path": str(url.query["search_path"])}
+        url = url.difference_update_query(["search_path"])
+    return create_async_engine(url, pool_pre_ping=True, connect_args=connect_args)
 
 
 def session_factory(engine: AsyncEngine) -> async_sessionmaker:

@@ -35,7 +35,7 @@ class Server(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 
-# ---- configuration (issue 7) ---------------------------------------------------------
+# ---- configuration -------------------------------------------------------------------
 # Every row that several shard processes must agree on (configuration, key health,
 # cool-downs) lives here; nothing of it is cached in process memory.
 
@@ -83,10 +83,18 @@ class _KeyHealth:
 
 
 class ServerApiKey(_KeyHealth, Base):
-    """One key of a server's rotation pool for one provider (Fernet-encrypted)."""
+    """One key of a server's rotation pool for one provider (Fernet-encrypted).
+
+    `key_fingerprint` is a keyed hash (see bot.vault) so the database itself refuses the
+    same key twice in one pool; rows stored before it existed hold NULL until a rotation.
+    """
 
     __tablename__ = "server_api_keys"
-    __table_args__ = (UniqueConstraint("guild_id", "provider", "label"),)
+    __table_args__ = (
+        UniqueConstraint("guild_id", "provider", "label"),
+        UniqueConstraint("guild_id", "provider", "key_fingerprint",
+                         name="uq_server_api_keys_key_fingerprint"),
+    )
 
     id: Mapped[int] = mapped_column(AutoId, primary_key=True, autoincrement=True)
     guild_id: Mapped[int] = mapped_column(
@@ -96,6 +104,7 @@ class ServerApiKey(_KeyHealth, Base):
     label: Mapped[str] = mapped_column(String(64))
     encrypted_key: Mapped[bytes] = mapped_column(LargeBinary)
     last4: Mapped[str] = mapped_column(String(4))
+    key_fingerprint: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 
@@ -103,7 +112,10 @@ class ModelFallback(Base):
     """One step of a server's ordered model fallback chain, tried after the primary."""
 
     __tablename__ = "model_fallbacks"
-    __table_args__ = (UniqueConstraint("guild_id", "position"),)
+    __table_args__ = (
+        UniqueConstraint("guild_id", "position"),
+        UniqueConstraint("guild_id", "provider", "model", name="uq_model_fallbacks_target"),
+    )
 
     id: Mapped[int] = mapped_column(AutoId, primary_key=True, autoincrement=True)
     guild_id: Mapped[int] = mapped_column(

@@ -3,11 +3,15 @@
 Health (successes, errors, last error, cool-down) is written with single UPDATE
 statements that increment in SQL, so shard processes sharing one database never lose
 each other's counts, and a cool-down set by one process is seen by all.
+
+A key stored under an encryption key the operator has since dropped cannot be
+decrypted: such a row is skipped (and listed as undecryptable), never fatal for the rest.
 """
 
 from __future__ import annotations
 
 import hmac
+import logging
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
@@ -16,9 +20,20 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import EnvironmentKeyHealth, PersonalConfig, ServerApiKey
-from bot.repo.common import RepositoryError, as_utc, ensure_server, insert_for
+from bot.repo.common import (
+    RepositoryError,
+    as_utc,
+    conflicts_as,
+    has_control,
+    insert_for,
+    lock_server,
+    refuse_control,
+)
 from bot.repo.servers import check_provider
-from bot.vault import Vault, fingerprint, last4, masked_tail
+from bot.vault import Vault, fingerprint, last4, mask, masked_tail
+from providers import KNOWN_PROVIDERS
+
+log = logging.getLogger(__name__)
 
 MAX_LABEL_LENGTH = 64
 MAX_KEY_LENGTH = 1024
@@ -48,13 +63,15 @@ class KeyHealth:
 
 @dataclass(frozen=True)
 class KeyInfo:
-    """A stored key as it may be shown: masked, with its health."""
+    """A stored key as it may be shown: masked, with its health. `undecryptable` is set
+    when the listing was given the vault and none of its keys opens this one."""
 
     id: int
     provider: str
     label: str
     masked: str
     health: KeyHealth
+    undecryptable: bool = False
 
 
 @dataclass(frozen=True)
@@ -67,7 +84,7 @@ class KeyLease:
 
 
 def check_secret(secret: str) -> str:
-    value = secret.strip()
+    value = refuse_control(secret.strip())
     if not value:
         raise RepositoryError("empty_key")
     if len(value) > MAX_KEY_LENGTH or any(c.isspace() for c in value):
@@ -75,53 +92,110 @@ def check_secret(secret: str) -> str:
     return value
 
 
+def check_label(label: str | None) -> str:
+    """A manager's label, trimmed to what the column holds ("" means pick one)."""
+    return refuse_control((label or "").strip())[:MAX_LABEL_LENGTH]
+
+
 def health_of(row) -> KeyHealth:
     return KeyHealth(row.successes, row.errors, row.last_error_type, as_utc(row.cooling_down_until))
 
 
-def _info(row: ServerApiKey) -> KeyInfo:
-    return KeyInfo(row.id, row.provider, row.label, masked_tail(row.last4), health_of(row))
+def _info(row: ServerApiKey, vault: Vault | None = None) -> KeyInfo:
+    secret = vault.try_decrypt(row.encrypted_key) if vault is not None else None
+    masked = mask(secret) if secret is not None else masked_tail(row.last4)
+    return KeyInfo(row.id, row.provider, row.label, masked, health_of(row),
+                   undecryptable=vault is not None and secret is None)
 
 
+def _readable(vault: Vault, row: ServerApiKey) -> str | None:
+    """The key, or None (logged by label and mask only) when it cannot be decrypted."""
+    secret = vault.try_decrypt(row.encrypted_key)
+    if secret is None:
+        log.warning("server key `%s` (%s %s, guild %s) cannot be decrypted with the configured "
+                    "BOT_ENCRYPTION_KEY; skipped", row.label, row.provider,
+                    masked_tail(row.last4), row.guild_id)
+    return secret
+
+
+def _same_key(vault: Vault, row: ServerApiKey, secret: str, key_print: str) -> bool:
+    # Rows older than fingerprints, or fingerprinted under an older encryption key, are
+    # compared by decrypting them.
+    if row.key_fingerprint == key_print:
+        return True
+    stored = vault.try_decrypt(row.encrypted_key)
+    return stored is not None and hmac.compare_digest(stored, secret)
+
+
+@conflicts_as("conflict")
 async def add_server_key(
     session: AsyncSession, vault: Vault, guild_id: int, provider: str, secret: str,
     label: str | None = None,
 ) -> KeyInfo:
-    """Encrypt and store a key in the pool; the same key twice is refused."""
+    """Encrypt and store a key in the pool; the same key twice is refused.
+
+    Under the server's row lock, so processes adding at the same moment see each other's
+    keys; the unique fingerprint and label constraints hold even without it.
+    """
     provider = check_provider(provider)
     secret = check_secret(secret)
-    await ensure_server(session, guild_id)
+    label = check_label(label)
+    await lock_server(session, guild_id)
     pool = list(await session.scalars(
         select(ServerApiKey).where(ServerApiKey.guild_id == guild_id, ServerApiKey.provider == provider)
     ))
+    key_print = vault.key_fingerprint(secret)
+    if any(_same_key(vault, row, secret, key_print) for row in pool):
+        raise RepositoryError("key_duplicate")
     if len(pool) >= MAX_POOL_SIZE:
         raise RepositoryError("pool_full", limit=MAX_POOL_SIZE)
-    if any(hmac.compare_digest(vault.decrypt(row.encrypted_key), secret) for row in pool):
-        raise RepositoryError("key_duplicate")
     taken = {row.label for row in pool}
-    label = (label or "").strip()[:MAX_LABEL_LENGTH]
-    if not label:
+    chosen = bool(label)
+    if not chosen:
         label = next(f"key-{n}" for n in range(1, len(pool) + 2) if f"key-{n}" not in taken)
     elif label in taken:
         raise RepositoryError("label_taken", label=label)
-    row = ServerApiKey(guild_id=guild_id, provider=provider, label=label,
-                       encrypted_key=vault.encrypt(secret), last4=last4(secret),
-                       successes=0, errors=0)
-    session.add(row)
-    await session.flush()
-    return _info(row)
+    stmt = insert_for(session, ServerApiKey).values(
+        guild_id=guild_id, provider=provider, label=label, encrypted_key=vault.encrypt(secret),
+        last4=last4(secret), key_fingerprint=key_print, successes=0, errors=0,
+    )
+    new_id = await session.scalar(stmt.on_conflict_do_nothing().returning(ServerApiKey.id))
+    if new_id is None:  # a writer that skipped the lock (an older version) got there first
+        raise await _lost_race(session, guild_id, provider, key_print, label if chosen else None)
+    return KeyInfo(new_id, provider, label, mask(secret), KeyHealth(0, 0, None, None))
 
 
-async def list_server_keys(session: AsyncSession, guild_id: int, provider: str | None = None) -> list[KeyInfo]:
+async def _lost_race(session: AsyncSession, guild_id: int, provider: str, key_print: str,
+                     label: str | None) -> RepositoryError:
+    """Which constraint refused the insert: the same key, else the manager's label (a
+    label we picked ourselves only needs another try)."""
+    same = await session.scalar(select(ServerApiKey.id).where(
+        ServerApiKey.guild_id == guild_id, ServerApiKey.provider == provider,
+        ServerApiKey.key_fingerprint == key_print,
+    ))
+    if same is not None:
+        return RepositoryError("key_duplicate")
+    return RepositoryError("label_taken", label=label) if label else RepositoryError("conflict")
+
+
+async def list_server_keys(
+    session: AsyncSession, guild_id: int, provider: str | None = None, *, vault: Vault | None = None,
+) -> list[KeyInfo]:
+    """The pool as it may be shown. Given the vault, each key is test-decrypted so a
+    listing can say which ones are undecryptable instead of calling them ready."""
+    if provider is not None and provider not in KNOWN_PROVIDERS:
+        return []  # no such pool (and nothing the database could be asked about)
     stmt = select(ServerApiKey).where(ServerApiKey.guild_id == guild_id)
     if provider is not None:
         stmt = stmt.where(ServerApiKey.provider == provider)
     rows = await session.scalars(stmt.order_by(ServerApiKey.provider, ServerApiKey.id))
-    return [_info(row) for row in rows]
+    return [_info(row, vault) for row in rows]
 
 
 async def remove_server_key(session: AsyncSession, guild_id: int, provider: str, label: str) -> bool:
     """Delete one key of this server's pool (another server's keys are out of reach)."""
+    if has_control(provider) or has_control(label):
+        return False  # no stored label or provider holds one
     result = await session.execute(delete(ServerApiKey).where(
         ServerApiKey.guild_id == guild_id, ServerApiKey.provider == provider,
         ServerApiKey.label == label,
@@ -132,15 +206,18 @@ async def remove_server_key(session: AsyncSession, guild_id: int, provider: str,
 async def usable_server_keys(
     session: AsyncSession, vault: Vault, guild_id: int, provider: str, now: datetime,
 ) -> list[KeyLease]:
-    """The pool for one provider minus cooling keys, least recently used first."""
+    """The pool for one provider minus cooling and undecryptable keys, least recently
+    used first."""
     rows = await session.scalars(
         select(ServerApiKey).where(ServerApiKey.guild_id == guild_id, ServerApiKey.provider == provider)
         .order_by(ServerApiKey.last_used_at.is_not(None), ServerApiKey.last_used_at, ServerApiKey.id)
     )
-    return [
-        KeyLease(KeyRef("server", row.id), masked_tail(row.last4), vault.decrypt(row.encrypted_key))
-        for row in rows if not health_of(row).cooling(now)
-    ]
+    leases = []
+    for row in rows:
+        if health_of(row).cooling(now) or (secret := _readable(vault, row)) is None:
+            continue
+        leases.append(KeyLease(KeyRef("server", row.id), mask(secret), secret))
+    return leases
 
 
 async def environment_key_health(session: AsyncSession, secrets: list[str]) -> list[KeyHealth]:

@@ -1,10 +1,13 @@
 """A member's own provider configuration (BYOK), per server or global (guild_id None).
 
-Every function takes the caller's user id and touches only that member's rows.
+Every function takes the caller's user id and touches only that member's rows. A row is
+created with INSERT ... ON CONFLICT DO NOTHING, so two processes handling the member's
+first commands at the same moment share one row instead of one crashing.
 """
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -12,15 +15,18 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import PersonalConfig
-from bot.repo.common import RepositoryError, ensure_server
+from bot.repo.common import RepositoryError, conflicts_as, ensure_server, insert_for
 from bot.repo.keys import KeyHealth, KeyLease, KeyRef, check_secret, health_of
 from bot.repo.servers import check_model, check_provider
-from bot.vault import Vault, last4, masked_tail
+from bot.vault import Vault, last4, mask, masked_tail
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class PersonalInfo:
-    """A member's configuration as it may be shown (the key masked)."""
+    """A member's configuration as it may be shown (the key masked). `undecryptable` is
+    set when the read was given the vault and none of its keys opens the stored key."""
 
     id: int
     user_id: int
@@ -31,6 +37,7 @@ class PersonalInfo:
     override_enabled: bool
     server_fallback_allowed: bool
     health: KeyHealth
+    undecryptable: bool = False
 
     @property
     def complete(self) -> bool:
@@ -38,11 +45,15 @@ class PersonalInfo:
         return bool(self.masked_key and self.provider and self.model)
 
 
-def _info(row: PersonalConfig) -> PersonalInfo:
+def _info(row: PersonalConfig, vault: Vault | None = None) -> PersonalInfo:
+    masked, undecryptable = None, False
+    if row.encrypted_key is not None:
+        secret = vault.try_decrypt(row.encrypted_key) if vault is not None else None
+        masked = mask(secret) if secret is not None else masked_tail(row.last4)
+        undecryptable = vault is not None and secret is None
     return PersonalInfo(
-        row.id, row.user_id, row.guild_id, row.provider, row.model,
-        masked_tail(row.last4) if row.encrypted_key is not None else None,
-        row.override_enabled, row.server_fallback_allowed, health_of(row),
+        row.id, row.user_id, row.guild_id, row.provider, row.model, masked,
+        row.override_enabled, row.server_fallback_allowed, health_of(row), undecryptable,
     )
 
 
@@ -56,27 +67,37 @@ async def _row(session: AsyncSession, user_id: int, guild_id: int | None) -> Per
     if row is None:
         if guild_id is not None:
             await ensure_server(session, guild_id)
-        row = PersonalConfig(user_id=user_id, guild_id=guild_id, override_enabled=False,
-                             server_fallback_allowed=False, successes=0, errors=0)
-        session.add(row)
+        # No conflict target: the (user, guild) constraint and the one-global-row index
+        # (a partial index) must both count as "already there".
+        await session.execute(insert_for(session, PersonalConfig).values(
+            user_id=user_id, guild_id=guild_id, override_enabled=False,
+            server_fallback_allowed=False, successes=0, errors=0,
+        ).on_conflict_do_nothing())
+        row = await session.scalar(_scope(user_id, guild_id).execution_options(populate_existing=True))
+    assert row is not None  # inserted just now, or by the process that won the race
     return row
 
 
-async def get_personal(session: AsyncSession, user_id: int, guild_id: int | None) -> PersonalInfo | None:
-    """Exactly the row of this scope."""
+async def get_personal(
+    session: AsyncSession, user_id: int, guild_id: int | None, *, vault: Vault | None = None,
+) -> PersonalInfo | None:
+    """Exactly the row of this scope (with `vault`, also whether its key still decrypts)."""
     row = await session.scalar(_scope(user_id, guild_id))
-    return _info(row) if row else None
+    return _info(row, vault) if row else None
 
 
-async def effective_personal(session: AsyncSession, user_id: int, guild_id: int | None) -> PersonalInfo | None:
+async def effective_personal(
+    session: AsyncSession, user_id: int, guild_id: int | None, *, vault: Vault | None = None,
+) -> PersonalInfo | None:
     """The server-scoped row when the member made one here, else their global row."""
     if guild_id is not None:
-        row = await get_personal(session, user_id, guild_id)
+        row = await get_personal(session, user_id, guild_id, vault=vault)
         if row is not None:
             return row
-    return await get_personal(session, user_id, None)
+    return await get_personal(session, user_id, None, vault=vault)
 
 
+@conflicts_as("conflict")
 async def set_personal_key(
     session: AsyncSession, vault: Vault, user_id: int, guild_id: int | None, secret: str,
 ) -> PersonalInfo:
@@ -85,7 +106,7 @@ async def set_personal_key(
     row.encrypted_key, row.last4 = vault.encrypt(secret), last4(secret)
     row.errors, row.last_error_type, row.cooling_down_until = 0, None, None
     await session.flush()
-    return _info(row)
+    return _info(row, vault)
 
 
 async def remove_personal_key(session: AsyncSession, user_id: int, guild_id: int | None) -> bool:
@@ -98,6 +119,7 @@ async def remove_personal_key(session: AsyncSession, user_id: int, guild_id: int
     return True
 
 
+@conflicts_as("conflict")
 async def set_personal_model(
     session: AsyncSession, user_id: int, guild_id: int | None, provider: str, model: str,
 ) -> PersonalInfo:
@@ -111,6 +133,7 @@ async def set_personal_model(
     return _info(row)
 
 
+@conflicts_as("conflict")
 async def set_personal_override(session: AsyncSession, user_id: int, guild_id: int | None, enabled: bool) -> PersonalInfo:
     row = await _row(session, user_id, guild_id)
     if enabled and not (row.encrypted_key is not None and row.provider and row.model):
@@ -120,6 +143,7 @@ async def set_personal_override(session: AsyncSession, user_id: int, guild_id: i
     return _info(row)
 
 
+@conflicts_as("conflict")
 async def set_personal_server_fallback(
     session: AsyncSession, user_id: int, guild_id: int | None, allowed: bool,
 ) -> PersonalInfo:
@@ -132,8 +156,13 @@ async def set_personal_server_fallback(
 async def usable_personal_key(
     session: AsyncSession, vault: Vault, info: PersonalInfo, now: datetime,
 ) -> KeyLease | None:
-    """The member's key unless it is cooling down."""
+    """The member's key unless it is cooling down or cannot be decrypted."""
     row = await session.get(PersonalConfig, info.id, populate_existing=True)
     if row is None or row.encrypted_key is None or health_of(row).cooling(now):
         return None
-    return KeyLease(KeyRef("personal", row.id), masked_tail(row.last4), vault.decrypt(row.encrypted_key))
+    secret = vault.try_decrypt(row.encrypted_key)
+    if secret is None:
+        log.warning("personal key of member %s (%s) cannot be decrypted with the configured "
+                    "BOT_ENCRYPTION_KEY; skipped", row.user_id, masked_tail(row.last4))
+        return None
+    return KeyLease(KeyRef("personal", row.id), mask(secret), secret)

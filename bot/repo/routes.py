@@ -1,5 +1,12 @@
 """Which credentials and models one turn uses: the member's own (BYOK), the server's, or
-the operator's environment default when the server stored nothing."""
+the operator's environment default when the server stored nothing.
+
+The operator's DEFAULT_TEXT_API_KEYS pay for one thing only: the operator's own provider,
+model and address, on a server with no provider configuration at all. A server that
+picked a model, stored a key or set fallbacks runs on its own keys; otherwise any server
+could spend the operator's budget on any model, or send the operator's key to a public
+host instead of the operator's gateway.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +14,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.db.models import ServerApiKey
+from bot.db.models import ModelFallback, ServerApiKey
 from bot.repo.keys import KeyLease, usable_environment_keys, usable_server_keys
 from bot.repo.personal import PersonalInfo, effective_personal
 from bot.repo.servers import ModelTarget, ServerSettings, get_server_settings, list_fallbacks
@@ -31,8 +38,9 @@ class ServerRoute:
 @dataclass(frozen=True)
 class ActiveRoute:
     """The route for one member's turn. `blocked` names why no turn can run
-    ("member_key_required", "no_route"); `server_fallback` is set only on a personal
-    route whose owner allows it on a server that does not require member keys."""
+    ("member_key_required", "no_route", or "server_keys_required": the server chose its
+    own model but stored no key for any model of its chain); `server_fallback` is set only
+    on a personal route whose owner allows it on a server that does not require member keys."""
 
     credential_source: Literal["personal", "server"] | None
     origin: Origin
@@ -43,6 +51,7 @@ class ActiveRoute:
 
 
 def _environment_target(settings: Settings) -> ModelTarget | None:
+    """The operator's default, always with its address (a gateway is not only for custom)."""
     if settings.DEFAULT_TEXT_PROVIDER and settings.DEFAULT_TEXT_MODEL:
         return ModelTarget(settings.DEFAULT_TEXT_PROVIDER, settings.DEFAULT_TEXT_MODEL,
                            settings.DEFAULT_TEXT_BASE_URL)
@@ -56,24 +65,41 @@ def _with_base_url(target: ModelTarget, stored: ServerSettings | None) -> ModelT
     return target
 
 
+async def _key_providers(session: AsyncSession, guild_id: int | None) -> set[str]:
+    """Providers the server stored at least one key for."""
+    if guild_id is None:
+        return set()
+    return set(await session.scalars(
+        select(ServerApiKey.provider).where(ServerApiKey.guild_id == guild_id).distinct()))
+
+
+async def _unconfigured(session: AsyncSession, guild_id: int | None,
+                        stored: ServerSettings | None = None) -> bool:
+    """No stored provider or model, no stored keys, no fallbacks: only such a server (or a
+    DM) runs on the operator's environment default."""
+    if guild_id is None:
+        return True
+    stored = stored or await get_server_settings(session, guild_id)
+    if stored.provider or stored.model or await _key_providers(session, guild_id):
+        return False
+    fallback = await session.scalar(select(ModelFallback.id).where(ModelFallback.guild_id == guild_id).limit(1))
+    return fallback is None
+
+
 async def resolve_server_route(session: AsyncSession, settings: Settings, guild_id: int | None) -> ServerRoute:
     stored = await get_server_settings(session, guild_id) if guild_id is not None else None
-    fallbacks = await list_fallbacks(session, guild_id) if guild_id is not None else []
+    if await _unconfigured(session, guild_id, stored):
+        env = _environment_target(settings)
+        return ServerRoute("environment", (env,)) if env is not None else ServerRoute("none", ())
+    assert guild_id is not None and stored is not None  # a DM is always unconfigured
     chain: list[ModelTarget] = []
-    origin: Origin = "none"
-    if stored is not None and stored.provider and stored.model:
+    if stored.provider and stored.model:
         chain.append(_with_base_url(ModelTarget(stored.provider, stored.model), stored))
-        origin = "server"
-    elif (env := _environment_target(settings)) is not None:
-        chain.append(env)
-        origin = "environment"
-    for target in fallbacks:
+    for target in await list_fallbacks(session, guild_id):
         target = _with_base_url(target, stored)
         if target not in chain:
             chain.append(target)
-    if origin == "none" and chain:
-        origin = "server"
-    return ServerRoute(origin, tuple(chain))
+    return ServerRoute("server" if chain else "none", tuple(chain))
 
 
 async def resolve_active_route(
@@ -93,6 +119,10 @@ async def resolve_active_route(
         return ActiveRoute(None, "none", (), personal, blocked="member_key_required")
     if not server_route.chain:
         return ActiveRoute(None, "none", (), personal, blocked="no_route")
+    if server_route.origin == "server":
+        paid = await _key_providers(session, guild_id)
+        if not any(target.provider in paid for target in server_route.chain):
+            return ActiveRoute(None, "none", (), personal, blocked="server_keys_required")
     return ActiveRoute("server", server_route.origin, server_route.chain, personal)
 
 
@@ -101,17 +131,10 @@ async def server_key_pool(
     target: ModelTarget, now: datetime,
 ) -> list[KeyLease]:
     """Usable keys for one target of a server route: the server's pool for the provider;
-    the operator's environment keys when the server stored none for that provider and
-    the target is the environment's provider (and, for custom, the same address)."""
-    stored = 0
-    if guild_id is not None:
-        stored = await session.scalar(select(func.count()).select_from(ServerApiKey).where(
-            ServerApiKey.guild_id == guild_id, ServerApiKey.provider == target.provider)) or 0
-    if stored:
-        return await usable_server_keys(session, vault, guild_id, target.provider, now)  # type: ignore[arg-type]
-    env = _environment_target(settings)
-    if env is None or env.provider != target.provider:
-        return []
-    if target.provider == "custom" and target.base_url != env.base_url:
+    the operator's environment keys only for exactly the operator's target on a server
+    with no provider configuration (see the module docstring)."""
+    if guild_id is not None and target.provider in await _key_providers(session, guild_id):
+        return await usable_server_keys(session, vault, guild_id, target.provider, now)
+    if target != _environment_target(settings) or not await _unconfigured(session, guild_id):
         return []
     return await usable_environment_keys(session, settings.default_text_api_keys(), now)

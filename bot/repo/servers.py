@@ -1,4 +1,9 @@
-"""Server configuration: text route, capabilities, thought log, BYOK mode, fallback chain."""
+"""Server configuration: text route, capabilities, thought log, BYOK mode, fallback chain.
+
+Rows are created with INSERT ... ON CONFLICT DO NOTHING and the fallback chain is changed
+under the server's row lock, so shard processes writing at the same moment neither crash
+on a unique constraint nor store one model twice.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,15 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import ModelFallback, Server, ServerCapabilities, ServerTextConfig
-from bot.repo.common import RepositoryError, ensure_server
+from bot.repo.common import (
+    RepositoryError,
+    conflicts_as,
+    ensure_server,
+    insert_for,
+    lock_server,
+    printable,
+    refuse_control,
+)
 from providers import KNOWN_PROVIDERS
 
 MAX_MODEL_LENGTH = 200
@@ -40,15 +53,21 @@ class ServerSettings:
 def check_provider(provider: str) -> str:
     value = provider.strip().lower()
     if value not in KNOWN_PROVIDERS:
-        raise RepositoryError("unknown_provider", provider=provider[:40])
+        raise RepositoryError("unknown_provider", provider=printable(provider[:40]))
     return value
 
 
 def check_model(model: str) -> str:
-    value = model.strip()
+    value = refuse_control(model.strip())
     if not value or len(value) > MAX_MODEL_LENGTH or any(c.isspace() for c in value):
         raise RepositoryError("bad_model")
     return value
+
+
+def check_base_url(base_url: str) -> str:
+    """The address (scheme, host, length) was checked by the caller; this refuses what
+    the database could not store."""
+    return refuse_control(base_url.strip())
 
 
 async def get_server_settings(session: AsyncSession, guild_id: int) -> ServerSettings:
@@ -66,15 +85,23 @@ async def get_server_settings(session: AsyncSession, guild_id: int) -> ServerSet
     )
 
 
-async def _text_config(session: AsyncSession, guild_id: int) -> ServerTextConfig:
+async def _one_row_per_server(session: AsyncSession, model, guild_id: int):
+    """The server's row of a one-row-per-server table, created if missing; when another
+    process creates it at the same moment, that row is used."""
     await ensure_server(session, guild_id)
-    row = await session.get(ServerTextConfig, guild_id)
+    row = await session.get(model, guild_id)
     if row is None:
-        row = ServerTextConfig(guild_id=guild_id)
-        session.add(row)
+        stmt = insert_for(session, model).values(guild_id=guild_id)
+        await session.execute(stmt.on_conflict_do_nothing(index_elements=["guild_id"]))
+        row = await session.get(model, guild_id, populate_existing=True)
     return row
 
 
+async def _text_config(session: AsyncSession, guild_id: int) -> ServerTextConfig:
+    return await _one_row_per_server(session, ServerTextConfig, guild_id)
+
+
+@conflicts_as("conflict")
 async def set_text_model(session: AsyncSession, guild_id: int, provider: str, model: str) -> ModelTarget:
     """The primary route. A base URL is kept but only used while the provider is custom."""
     target = ModelTarget(check_provider(provider), check_model(model))
@@ -86,10 +113,13 @@ async def set_text_model(session: AsyncSession, guild_id: int, provider: str, mo
     return ModelTarget(target.provider, target.model, row.base_url if target.provider == "custom" else None)
 
 
+@conflicts_as("conflict")
 async def set_custom_endpoint(session: AsyncSession, guild_id: int, base_url: str, model: str | None) -> ModelTarget:
     """Switch the server to the custom provider at `base_url` (already address-checked)."""
+    base_url = check_base_url(base_url)
+    model = check_model(model) if model is not None else None
     row = await _text_config(session, guild_id)
-    chosen = check_model(model) if model is not None else row.model
+    chosen = model if model is not None else row.model
     if chosen is None:
         raise RepositoryError("model_required")
     row.provider, row.model, row.base_url = "custom", chosen, base_url
@@ -104,22 +134,21 @@ async def _server(session: AsyncSession, guild_id: int) -> Server:
     return server
 
 
+@conflicts_as("conflict")
 async def set_thought_log_channel(session: AsyncSession, guild_id: int, channel_id: int | None) -> None:
     (await _server(session, guild_id)).thought_log_channel_id = channel_id
     await session.flush()
 
 
+@conflicts_as("conflict")
 async def set_member_keys_required(session: AsyncSession, guild_id: int, required: bool) -> None:
     (await _server(session, guild_id)).member_keys_required = required
     await session.flush()
 
 
+@conflicts_as("conflict")
 async def set_verbatim_tool_calling(session: AsyncSession, guild_id: int, enabled: bool) -> None:
-    await ensure_server(session, guild_id)
-    row = await session.get(ServerCapabilities, guild_id)
-    if row is None:
-        row = ServerCapabilities(guild_id=guild_id)
-        session.add(row)
+    row = await _one_row_per_server(session, ServerCapabilities, guild_id)
     row.verbatim_tool_calling_enabled = enabled
     await session.flush()
 
@@ -131,10 +160,11 @@ async def list_fallbacks(session: AsyncSession, guild_id: int) -> list[ModelTarg
     return [ModelTarget(row.provider, row.model) for row in rows]
 
 
+@conflicts_as("conflict")
 async def add_fallback(session: AsyncSession, guild_id: int, provider: str, model: str) -> int:
     """Append to the chain; returns the 1-based position shown to the manager."""
     target = ModelTarget(check_provider(provider), check_model(model))
-    await ensure_server(session, guild_id)
+    await lock_server(session, guild_id)
     if target.provider == "custom":
         text_config = await session.get(ServerTextConfig, guild_id)
         if text_config is None or not text_config.base_url:
@@ -147,15 +177,21 @@ async def add_fallback(session: AsyncSession, guild_id: int, provider: str, mode
     top = await session.scalar(
         select(func.max(ModelFallback.position)).where(ModelFallback.guild_id == guild_id)
     )
-    session.add(ModelFallback(guild_id=guild_id, position=(top or 0) + 1,
-                              provider=target.provider, model=target.model))
-    await session.flush()
+    stmt = insert_for(session, ModelFallback).values(
+        guild_id=guild_id, position=(top or 0) + 1, provider=target.provider, model=target.model,
+    )
+    if await session.scalar(stmt.on_conflict_do_nothing().returning(ModelFallback.id)) is None:
+        # Only reachable if the lock above was bypassed: the database kept its invariant.
+        again = await list_fallbacks(session, guild_id)
+        raise RepositoryError("fallback_duplicate" if target in again else "conflict")
     return len(chain) + 1
 
 
+@conflicts_as("conflict")
 async def remove_fallback(session: AsyncSession, guild_id: int, position: int) -> ModelTarget | None:
     """Remove the entry at a 1-based position and close the gap (row by row, ascending,
     so the unique (guild, position) constraint holds after every statement)."""
+    await lock_server(session, guild_id)
     rows = list(await session.scalars(
         select(ModelFallback).where(ModelFallback.guild_id == guild_id).order_by(ModelFallback.position)
     ))

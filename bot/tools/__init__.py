@@ -1,4 +1,4 @@
-"""Built-in tools the model may call during a turn, and the loop that runs them (spec §7)."""
+"""Built-in tools the model may call during a turn, and the loop that runs them."""
 
 from bot.tools.builtin import default_registry
 from bot.tools.loop import ToolLoop, execute_calls

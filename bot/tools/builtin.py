@@ -56,11 +56,26 @@ async def roll_dice(args: RollDiceArgs, context: ToolContext, *, rng: random.Ran
     return {"notation": args.notation, **roll(spec, rng)}
 
 
+def asker_may_read_history(context: ToolContext) -> bool:
+    """The asking member may view the channel and read its history (always in a DM)."""
+    channel, asker = context.channel, context.asker
+    if getattr(channel, "guild", None) is None:
+        return True
+    if not isinstance(asker, discord.Member):
+        return False  # a server channel but no member to check: refuse rather than lend the bot's rights
+    allowed = channel.permissions_for(asker)
+    return allowed.view_channel and allowed.read_message_history
+
+
 async def recent_channel_messages(args: RecentMessagesArgs, context: ToolContext) -> dict[str, Any]:
-    """The last messages of the channel the question came from (oldest first)."""
+    """The last messages of the channel the question came from (oldest first), only when
+    the asking member could read them there themselves."""
     channel = context.channel
     if channel is None:
         raise ToolError("no channel is available in this conversation")
+    if not asker_may_read_history(context):
+        raise ToolError("the member who asked may not read this channel's message history, "
+                        "so its messages cannot be used")
     try:
         found = [m async for m in channel.history(limit=args.count)]
     except discord.Forbidden as exc:

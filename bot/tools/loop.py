@@ -1,22 +1,21 @@
-"""The tool loop (spec §7): run the model's calls, feed the results back, stream again.
+"""The tool loop: run the model's calls, feed the results back, stream again.
 
 Every call gets exactly one tool message (JSON), so each provider can pair results with
-calls. A truncated call (§4.5) is never dispatched: its arguments are a repair's guess.
-The loop is bounded by iterations and by consecutive failed calls; past a bound the model
-is asked once more without tools (providers that need the tool list to read tool history
-end with a notice instead). Follow-up responses stream into the same delivery, so the
-reader sees one answer; a follow-up's failure is shown there (the turn's embed renderer),
-never retried on another key, since the answer has already begun.
+calls. A call whose arguments the provider cut off is never dispatched: its arguments
+are only a repair's guess. The loop is bounded by iterations and by consecutive failed
+calls; past a bound the model is asked once more without tools (providers that need the
+tool list to read tool history end with a notice instead). Follow-up responses stream
+into the same delivery, so the reader sees one answer; a follow-up's failure is returned
+for the turn to show in place, never retried on another key, since the answer has begun.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import json
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,11 +23,11 @@ from pydantic import ValidationError
 
 from bot.tools.registry import ToolContext, ToolError, ToolRegistry
 from providers import ChatRequest, Message, normalized_stream
-from providers.i18n import t
-from providers.types import FunctionCall, ProviderError
+from providers.types import FunctionCall
 from stream.buffer import MessageDelivery
-from stream.orchestrator import StreamResult, run_stream
-from stream.sink import EmbedSpec, MessageSink, SinkError
+from stream.interrupt import Interrupt
+from stream.limits import StreamLimits
+from stream.orchestrator import DEFAULT_LIMITS, StreamResult, run_stream
 
 log = logging.getLogger(__name__)
 
@@ -86,10 +85,6 @@ async def execute_calls(calls: Sequence[FunctionCall], registry: ToolRegistry, c
     return [await execute_call(call, registry, context, timeout) for call in calls]
 
 
-def _is_set(event: asyncio.Event | None) -> bool:
-    return event is not None and event.is_set()
-
-
 def history_for(text: str, results: Sequence[CallResult]) -> list[Message]:
     """The assistant turn that called the tools, then one tool message per call."""
     calls = [r.call for r in results]
@@ -111,20 +106,16 @@ class ToolLoop:
         return dataclasses.replace(request, tools=self.registry.specs())
 
     async def run(self, adapter: Any, request: ChatRequest, result: StreamResult, delivery: MessageDelivery,
-                  *, provider: str | None = None, locale: str | None = None,
-                  stop_event: asyncio.Event | None = None,
-                  follow_up_event: asyncio.Event | None = None,
-                  sink: MessageSink | None = None,
-                  render_error: Callable[[ProviderError], EmbedSpec] | None = None) -> StreamResult:
+                  interrupt: Interrupt, limits: StreamLimits = DEFAULT_LIMITS) -> StreamResult:
         """Continue a `function_call` result until the model answers (see the module docstring)."""
         messages = list(request.messages)
         iterations = errors = 0
         shown = 0  # characters of the delivery before the current response
         tools_offered = True
         while result.status == "function_call" and tools_offered:
-            if _is_set(stop_event) or _is_set(follow_up_event):  # asked to stop between responses
+            if interrupt.is_set():  # asked to stop between responses
                 await delivery.finish()
-                result.status = "stopped_by_user" if _is_set(stop_event) else "follow_up_interrupt"
+                result.status, result.interrupted = "interrupted", interrupt.reason
                 return result
             iterations += 1
             results = await execute_calls(result.function_calls, self.registry, self.context, self.timeout)
@@ -135,22 +126,13 @@ class ToolLoop:
             bounded = iterations >= self.max_iterations or errors >= self.max_consecutive_errors
             if bounded:
                 log.warning("tool loop bounded after %d iterations (%d consecutive errors)", iterations, errors)
-                if provider in TOOLS_NEEDED_FOR_HISTORY:
+                if adapter.provider in TOOLS_NEEDED_FOR_HISTORY:
                     break
                 tools_offered = False
             follow = dataclasses.replace(request, messages=list(messages),
                                          tools=request.tools if tools_offered else ())
-            result = await run_stream(
-                normalized_stream(adapter, follow), delivery, stop_event=stop_event,
-                follow_up_event=follow_up_event, locale=locale, provider=provider,
-                continue_after_calls=tools_offered, render_error=render_error,
-            )
-        if result.status == "function_call":  # bounded and the model still wants tools
-            await delivery.finish()
-            notice = t("chat.tool_limit_reached", locale)
-            if delivery.messages:
-                await delivery.add_note(f"*{notice}*")
-            elif sink is not None:
-                with contextlib.suppress(SinkError):
-                    await sink.send(notice, reply=True)
+            result = await run_stream(normalized_stream(adapter, follow), delivery, interrupt,
+                                      keep_open_for_calls=tools_offered, limits=limits)
+        if result.status == "function_call":  # bounded and the model still wants tools: the
+            await delivery.finish()  # turn says so (a `function_call` result after the loop)
         return result

@@ -14,9 +14,11 @@ from providers.types import ToolSpec
 
 @dataclass(frozen=True)
 class ToolContext:
-    """What a tool may touch: the channel the question was asked in, nothing else."""
+    """What a tool may touch: the channel the question was asked in, nothing else, and
+    only as far as the asking member may (a tool never lends the bot's permissions)."""
 
     channel: Any = None  # a discord.py messageable (None outside Discord)
+    asker: Any = None  # the discord.py Member (or User in DMs) who asked
 
 
 class ToolError(Exception):

@@ -1,5 +1,8 @@
-"""The generation turn (spec §7): credential route, model fallback x key rotation."""
+"""The generation turn: a member's question answered through their credential route,
+with model fallback and key rotation (see `bot.turn.runner`)."""
 
+from bot.turn.attempts import Attempt, AttemptPlan, AttemptRecord
+from bot.turn.context import TurnContext
 from bot.turn.credentials import (
     Credentials,
     DatabaseCredentials,
@@ -7,11 +10,10 @@ from bot.turn.credentials import (
     Leg,
     TurnRoute,
 )
-from bot.turn.policy import Step, error_scope, plan_next, retry_after_seconds
-from bot.turn.runner import Attempt, TurnOutcome, run_generation_turn
+from bot.turn.policy import Step, plan_next
+from bot.turn.runner import TurnOutcome, run_generation_turn
 
 __all__ = [
-    "Attempt", "Credentials", "DatabaseCredentials", "EnvironmentCredentials", "Leg", "Step",
-    "TurnOutcome", "TurnRoute", "error_scope", "plan_next", "retry_after_seconds",
-    "run_generation_turn",
+    "Attempt", "AttemptPlan", "AttemptRecord", "Credentials", "DatabaseCredentials", "EnvironmentCredentials",
+    "Leg", "Step", "TurnContext", "TurnOutcome", "TurnRoute", "plan_next", "run_generation_turn",
 ]

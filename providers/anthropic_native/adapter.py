@@ -27,9 +27,14 @@ from providers.anthropic_native.events import (
     process_event,
 )
 from providers.anthropic_native.request import build_arguments
+from providers.safe_transport import RedirectRefused, provider_http_client
 from providers.sdk_adapter import DEFAULT_TIMEOUT, END_OF_BODY, SdkStreamAdapter, decode_event_data
 from providers.streaming import SSEDecoder, response_timeout
 from providers.types import ChatRequest, ProcessedChunk, ProviderError, RawStreamChunk
+
+
+class AnthropicRedirectRefused(RedirectRefused, anthropic.AnthropicError):
+    """A refused redirect the SDK passes on as is: it calls any foreign error a lost connection."""
 
 
 class AnthropicAdapter(SdkStreamAdapter[anthropic.AsyncAnthropic]):
@@ -45,7 +50,11 @@ class AnthropicAdapter(SdkStreamAdapter[anthropic.AsyncAnthropic]):
         }
 
     def _new_client(self) -> anthropic.AsyncAnthropic:
-        return anthropic.AsyncAnthropic(**self._client_options)
+        """The SDK client on an HTTP client that follows no redirect (safe_transport)."""
+        http_client = provider_http_client(
+            anthropic.DefaultAsyncHttpxClient, error_class=AnthropicRedirectRefused
+        )
+        return anthropic.AsyncAnthropic(**self._client_options, http_client=http_client)
 
     async def start_stream(self, request: ChatRequest) -> AsyncIterator[RawStreamChunk]:
         """Send the request and yield one RawStreamChunk per SSE event, then an end marker."""
@@ -68,6 +77,8 @@ class AnthropicAdapter(SdkStreamAdapter[anthropic.AsyncAnthropic]):
         state = meta.get("stream")
         if not isinstance(state, AnthropicStream):
             return [malformed("chunk does not belong to an Anthropic stream")]
+        if state.finished:  # after message_stop nothing in the body is part of the answer
+            return []
         event = meta.get("event")
         if event == END_OF_BODY:
             return process_event(state, event, None)

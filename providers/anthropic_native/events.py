@@ -1,4 +1,4 @@
-"""Anthropic Messages stream events -> ProcessedChunk (rules A4, A8, A9, E2).
+"""Anthropic Messages stream events -> ProcessedChunk.
 
 Pure: `process_event` reads one decoded event and the per-stream `AnthropicStream`
 that `start_stream` created, and returns what that event completes. Nothing here does
@@ -18,6 +18,9 @@ Choices:
   untouched) in `provider_fields` of the first call that follows them, so the tool
   loop replays them ahead of that call; the redacted data is never decoded and never
   logged (its log entry has empty text).
+- Usage is reported in message_start and again in message_delta; the fields are merged
+  and converted once, at message_stop, with the stop reason (`anthropic_usage`,
+  FINISH_REASONS).
 """
 
 from __future__ import annotations
@@ -26,12 +29,34 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from providers.anthropic_native.request import THINKING_BLOCKS
+from providers.done_report import (
+    count,
+    done_chunk,
+    finish_reason_of,
+    merge_report,
+    sum_reported,
+    usage_of,
+)
 from providers.errors import STREAM_INTERRUPTED, classify_error_body, classify_failure
-from providers.sdk_adapter import END_OF_BODY, done_chunk
+from providers.sdk_adapter import END_OF_BODY
 from providers.text.json_repair import parse_tool_arguments
-from providers.types import FunctionCall, ProcessedChunk, ProviderError, ThoughtLogEntry
+from providers.types import (
+    FinishReason,
+    FunctionCall,
+    ProcessedChunk,
+    ProviderError,
+    ThoughtLogEntry,
+    Usage,
+)
 
 PROVIDER = "anthropic"
+FINISH_REASONS: dict[str, FinishReason] = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "max_tokens": "length",
+    "tool_use": "tool_calls",
+    "refusal": "content_filter",
+}
 
 
 @dataclass(slots=True)
@@ -53,11 +78,9 @@ class AnthropicStream:
     # Thinking blocks not yet attached to a call, and the last signature seen.
     thinking_blocks: list[dict[str, Any]] = field(default_factory=list)
     signature: str | None = None
+    # Usage fields of message_start and message_delta merged, converted once at the end.
     usage: dict[str, Any] = field(default_factory=dict)
     stop_reason: str | None = None
-    stop_sequence: str | None = None
-    message_id: str | None = None
-    model: str | None = None
     calls: int = 0
     finished: bool = False
     # Visible text already went out; the next text block starts a new paragraph.
@@ -86,9 +109,18 @@ def interrupted(detail: str) -> ProviderError:
     )
 
 
-def _merge_usage(state: AnthropicStream, usage: Any) -> None:
-    if isinstance(usage, dict):
-        state.usage.update({k: v for k, v in usage.items() if v is not None})
+def anthropic_usage(usage: dict[str, Any]) -> Usage | None:
+    """Anthropic's usage object → `Usage`.
+
+    Anthropic counts cache writes and cache reads apart from `input_tokens`; all three
+    were sent to the model, so the input is their sum and the cached part is the reads.
+    `output_tokens` already includes thinking; no separate reasoning count is reported.
+    """
+    cache_read = count(usage.get("cache_read_input_tokens"))
+    input_tokens = sum_reported(
+        count(usage.get("input_tokens")), count(usage.get("cache_creation_input_tokens")), cache_read
+    )
+    return usage_of(input_tokens, count(usage.get("output_tokens")), cached_input_tokens=cache_read)
 
 
 def _visible(state: AnthropicStream, text: str) -> list[ProcessedChunk]:
@@ -214,7 +246,7 @@ def _stop_block(state: AnthropicStream, index: int) -> list[ProcessedChunk]:
 
 
 def _refused(state: AnthropicStream) -> ProcessedChunk:
-    """`stop_reason: "refusal"`: Anthropic's safety classifiers stopped the answer (E3.2)."""
+    """`stop_reason: "refusal"`: Anthropic's safety classifiers stopped the answer."""
     error = ProviderError(
         type="content_blocked", message="Anthropic's safety system stopped the response (refusal)",
         retryable=False, code="refusal", provider=PROVIDER, details={"usage": dict(state.usage)},
@@ -223,10 +255,8 @@ def _refused(state: AnthropicStream) -> ProcessedChunk:
 
 
 def _done(state: AnthropicStream) -> ProcessedChunk:
-    return done_chunk(
-        state.stop_reason, state.usage,
-        stop_sequence=state.stop_sequence, model=state.model, id=state.message_id,
-    )
+    reason = finish_reason_of(state.stop_reason, FINISH_REASONS, made_calls=state.calls > 0)
+    return done_chunk(reason, anthropic_usage(state.usage))
 
 
 def _index(payload: dict[str, Any]) -> int:
@@ -253,9 +283,7 @@ def _dispatch(state: AnthropicStream, kind: str, payload: dict[str, Any]) -> lis
         message = payload["message"]
         if not isinstance(message, dict):
             raise ValueError("message is not an object")
-        state.message_id = message.get("id")
-        state.model = message.get("model")
-        _merge_usage(state, message.get("usage"))
+        merge_report(state.usage, message.get("usage"))
         return []
     if kind == "message_delta":
         delta = payload.get("delta") or {}
@@ -263,9 +291,7 @@ def _dispatch(state: AnthropicStream, kind: str, payload: dict[str, Any]) -> lis
             raise ValueError("message delta is not an object")
         if delta.get("stop_reason") is not None:
             state.stop_reason = delta["stop_reason"]
-        if delta.get("stop_sequence") is not None:
-            state.stop_sequence = delta["stop_sequence"]
-        _merge_usage(state, payload.get("usage"))
+        merge_report(state.usage, payload.get("usage"))
         if state.stop_reason == "refusal":
             return [_refused(state)]
         return []
@@ -278,10 +304,14 @@ def _dispatch(state: AnthropicStream, kind: str, payload: dict[str, Any]) -> lis
 
 
 def process_event(state: AnthropicStream, event: str | None, payload: Any) -> list[ProcessedChunk]:
-    """Normalize one decoded SSE event (`payload` is its parsed data)."""
+    """Normalize one decoded SSE event (`payload` is its parsed data).
+
+    After message_stop the answer is complete and `done` went out: whatever the body
+    still holds is not part of it and yields nothing.
+    """
+    if state.finished:
+        return []
     if event == END_OF_BODY:
-        if state.finished:
-            return []
         return [ProcessedChunk(type="error", error=interrupted("the body ended before message_stop"))]
     if not isinstance(payload, dict):
         return [malformed(f"event {event!r} data is not a JSON object")]

@@ -38,6 +38,7 @@ from providers.gemini.events import (
 )
 from providers.gemini.request import build_body
 from providers.gemini.sse import GeminiSSEDecoder
+from providers.safe_transport import no_redirect_options, refuse_redirect_middleware
 from providers.sdk_adapter import DEFAULT_TIMEOUT, END_OF_BODY, SdkStreamAdapter, decode_event_data
 from providers.streaming import response_timeout
 from providers.types import ChatRequest, ProcessedChunk, ProviderError, RawStreamChunk
@@ -61,6 +62,13 @@ async def _close(transport: Any) -> None:
     await transport.aclose()
 
 
+# No redirect is followed, on either transport google-genai may use: the SDK hands the
+# aiohttp-only keys to each aiohttp request and the httpx2-only keys to its httpx2 client.
+_NO_REDIRECTS: dict[str, Any] = {
+    "allow_redirects": False, "middlewares": (refuse_redirect_middleware,), **no_redirect_options(),
+}
+
+
 class GeminiAdapter(SdkStreamAdapter[genai.Client]):
     """One configured client; every `start_stream` call makes its own stream state."""
 
@@ -77,6 +85,7 @@ class GeminiAdapter(SdkStreamAdapter[genai.Client]):
         self._http_options = genai_types.HttpOptions(
             base_url=base_url, api_version=api_version,
             retry_options=genai_types.HttpRetryOptions(attempts=1),
+            async_client_args=_NO_REDIRECTS,
         )
 
     def _new_client(self) -> genai.Client:

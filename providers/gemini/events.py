@@ -1,13 +1,15 @@
-"""Gemini streamGenerateContent payloads -> ProcessedChunk (rules A5, A8, E2-E4).
+"""Gemini streamGenerateContent payloads -> ProcessedChunk.
 
 Pure: `process_payload` reads one decoded payload and the per-stream `GeminiStream`
 that `start_stream` created. Parts are handled in order: thought parts become thought
 log entries, other text is visible, every `functionCall` part is its own call. A prompt
 block or a safety-type finish reason becomes a `content_blocked` error after the text
 of the same payload. Gemini has no end event: `done` comes with the end of the body,
-and a body that ends before any finish reason is an interrupted stream.
+and a body that ends before any finish reason is an interrupted stream. Every payload
+may carry running `usageMetadata` totals; they are merged and converted once, then
+(`gemini_usage`, FINISH_REASONS).
 
-Thought kind: rule A5 logs `thought: true` text as `raw`, like every other provider's
+Thought kind: `thought: true` text is logged as `raw`, like every other provider's
 reasoning text, even though with `includeThoughts` Gemini actually returns summaries;
 THOUGHT_KIND is the one place that says so.
 """
@@ -17,16 +19,35 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from providers.done_report import (
+    count,
+    done_chunk,
+    finish_reason_of,
+    merge_report,
+    sum_reported,
+    usage_of,
+)
 from providers.errors import STREAM_INTERRUPTED, classify_error_body, classify_failure
 from providers.gemini.request import THOUGHT_SIGNATURE
-from providers.sdk_adapter import done_chunk
-from providers.types import FunctionCall, ProcessedChunk, ProviderError, ThoughtLogEntry
+from providers.types import (
+    FinishReason,
+    FunctionCall,
+    ProcessedChunk,
+    ProviderError,
+    ThoughtLogEntry,
+    Usage,
+)
 
 PROVIDER = "google"
 THOUGHT_KIND = "raw"
 BLOCKING_FINISH_REASONS = frozenset(
     {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"}
 )
+FINISH_REASONS: dict[str, FinishReason] = {
+    "STOP": "stop",
+    "MAX_TOKENS": "length",
+    **{reason: "content_filter" for reason in BLOCKING_FINISH_REASONS},
+}
 
 
 @dataclass(slots=True)
@@ -34,10 +55,8 @@ class GeminiStream:
     """Everything one stream needs across payloads; made fresh by every start_stream."""
 
     finish_reason: str | None = None
+    # The `usageMetadata` fields of every payload merged, converted once at the end.
     usage: dict[str, Any] = field(default_factory=dict)
-    model_version: str | None = None
-    response_id: str | None = None
-    thought_signature: str | None = None
     calls: int = 0
 
 
@@ -53,18 +72,15 @@ def interrupted(detail: str) -> ProviderError:
 
 
 def classify_body(body: Any, *, status: int | None = None, original_error: Any = None) -> ProviderError:
-    """An error body, from an HTTP error or inside the stream, classified the same way (E2).
+    """An error body, from an HTTP error or inside the stream, classified the same way.
 
-    The adapter's call on billing-worded 429s (E3.3): Gemini's RESOURCE_EXHAUSTED says
-    "exceeded your current quota" for per-minute and per-day quotas of one key's
-    project, so the error stays an `api_error` but is retryable: another key, or the
-    same one later, can succeed.
+    Gemini's RESOURCE_EXHAUSTED says "exceeded your current quota" for per-minute and
+    per-day quotas alike; its structured details (QuotaFailure, RetryInfo) tell them apart,
+    and `classify_error_body` reads them before the wording.
     """
     error = classify_error_body(provider=PROVIDER, body=body, status=status, original_error=original_error)
     if error.details is None:
         error.details = body  # the SDK error has no `.body`; keep the provider's own words
-    if error.status == 429 and error.type == "api_error":
-        error.retryable = True
     return error
 
 
@@ -123,27 +139,33 @@ def _parts(state: GeminiStream, parts: list[Any]) -> list[ProcessedChunk]:
         elif value:
             text.append(value)
         if isinstance(signature, str) and signature:
-            state.thought_signature = signature
             thoughts.append(ThoughtLogEntry("signature", signature, PROVIDER))
     if text or thoughts:
         out.append(ProcessedChunk(type="text", content="".join(text), thoughts=thoughts or None))
     return out
 
 
-def _record(state: GeminiStream, payload: dict[str, Any]) -> None:
-    usage = payload.get("usageMetadata")
-    if isinstance(usage, dict):
-        state.usage = dict(usage)
-    if isinstance(payload.get("modelVersion"), str):
-        state.model_version = payload["modelVersion"]
-    if isinstance(payload.get("responseId"), str):
-        state.response_id = payload["responseId"]
+def gemini_usage(usage: dict[str, Any]) -> Usage | None:
+    """Gemini's `usageMetadata` → `Usage`.
+
+    Thinking tokens (`thoughtsTokenCount`) are billed as output but not counted in
+    `candidatesTokenCount`, so the output is their sum; `promptTokenCount` already
+    includes the cached content.
+    """
+    thoughts = count(usage.get("thoughtsTokenCount"))
+    return usage_of(
+        count(usage.get("promptTokenCount")),
+        sum_reported(count(usage.get("candidatesTokenCount")), thoughts),
+        reasoning_tokens=thoughts,
+        cached_input_tokens=count(usage.get("cachedContentTokenCount")),
+        total_tokens=count(usage.get("totalTokenCount")),
+    )
 
 
 def _dispatch(state: GeminiStream, payload: dict[str, Any]) -> list[ProcessedChunk]:
     if "error" in payload:
         return [ProcessedChunk(type="error", error=classify_body(payload))]
-    _record(state, payload)
+    merge_report(state.usage, payload.get("usageMetadata"))
     out: list[ProcessedChunk] = []
     candidates = payload.get("candidates")
     finish: str | None = None
@@ -186,10 +208,8 @@ def process_payload(state: GeminiStream, payload: Any, *, end: bool = False) -> 
     if end:
         if state.finish_reason is None:
             return [ProcessedChunk(type="error", error=interrupted("the body ended before a finish reason"))]
-        return [done_chunk(
-            state.finish_reason, state.usage, model=state.model_version, id=state.response_id,
-            thought_signature=state.thought_signature,
-        )]
+        reason = finish_reason_of(state.finish_reason, FINISH_REASONS, made_calls=state.calls > 0)
+        return [done_chunk(reason, gemini_usage(state.usage))]
     if not isinstance(payload, dict):
         return [malformed("payload is not a JSON object")]
     try:

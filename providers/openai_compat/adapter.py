@@ -13,6 +13,7 @@ from typing import Any
 import httpx2
 import openai
 
+from providers.endpoint_check import EndpointPolicy
 from providers.errors import classify_error_body, classify_failure, error_fields
 from providers.openai_compat.normalize import (
     END_OF_BODY,
@@ -22,6 +23,7 @@ from providers.openai_compat.normalize import (
     process_event,
 )
 from providers.openai_compat.request import DEFAULT_BASE_URLS, FAMILY, build_request
+from providers.safe_transport import provider_http_client
 from providers.sdk_adapter import DEFAULT_TIMEOUT, SdkStreamAdapter
 from providers.streaming import (
     SSEDecoder,
@@ -38,7 +40,9 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
     """One configured model on one endpoint; holds no per-stream state."""
 
     repr_fields = ("provider", "model", "base_url")
-    option_names = frozenset({"timeout", "connect_timeout", "verbatim_tool_calling", "default_headers"})
+    option_names = frozenset(
+        {"timeout", "connect_timeout", "verbatim_tool_calling", "default_headers", "endpoint_policy"}
+    )
 
     def __init__(
         self,
@@ -51,6 +55,7 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
         connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
         verbatim_tool_calling: bool = False,
         default_headers: dict[str, str] | None = None,
+        endpoint_policy: EndpointPolicy | None = None,
     ) -> None:
         if provider not in FAMILY:
             raise ValueError(f"{provider!r} is not an OpenAI-compatible provider; expected one of {FAMILY}")
@@ -61,6 +66,9 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
         super().__init__(provider, model=model, timeout=timeout)
         self.base_url = base_url
         self.verbatim_tool_calling = bool(verbatim_tool_calling)
+        # Only a custom endpoint (typed in Discord) has its connections checked; without a
+        # policy it may reach public addresses only.
+        self._endpoint_policy = (endpoint_policy or EndpointPolicy()) if provider == "custom" else None
         self._client_options: dict[str, Any] = {
             "api_key": api_key,
             "base_url": base_url,
@@ -71,7 +79,9 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
         }
 
     def _new_client(self) -> openai.AsyncOpenAI:
-        return openai.AsyncOpenAI(**self._client_options)
+        """The SDK client on an HTTP client that follows no redirect (safe_transport)."""
+        http_client = provider_http_client(openai.DefaultAsyncHttpxClient, policy=self._endpoint_policy)
+        return openai.AsyncOpenAI(**self._client_options, http_client=http_client)
 
     async def start_stream(self, request: ChatRequest) -> AsyncIterator[RawStreamChunk]:
         """Send the request; yield one RawStreamChunk per SSE event, then an end marker.
@@ -146,6 +156,8 @@ create = OpenAICompatAdapter.create
 """Registry entry point (providers.adapter.create_adapter).
 
 Options: `timeout` (seconds, inactivity and first response; default 120, None for no
-bound), `connect_timeout`, `verbatim_tool_calling` (custom only), `default_headers`.
+bound), `connect_timeout`, `verbatim_tool_calling` (custom only), `default_headers`,
+`endpoint_policy` (custom only: an `EndpointPolicy`, e.g. `EndpointPolicy(allow_private=True)`
+for ALLOW_PRIVATE_ENDPOINTS; by default only public addresses are reached).
 Others are ignored so one option set can be passed to any provider.
 """

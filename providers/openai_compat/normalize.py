@@ -1,9 +1,11 @@
-"""Chat-completions stream events → ProcessedChunks (rules A1-A3, A6-A10, E2).
+"""Chat-completions stream events → ProcessedChunks.
 
 `StreamState` is everything one stream needs to remember (guards, partial tool calls,
 reasoning to replay, usage); `process_event` is a pure function of that state and one
-SSE event. The per-event path parses with jiter and touches only plain dicts: a typed
-object per chunk is what makes the SDK's own iteration ~20x slower than the bytes.
+SSE event. Usage (usually in the last chunk) and the finish reason are converted once,
+into the `done` chunk (`openai_usage`, FINISH_REASONS). The per-event path parses with
+jiter and touches only plain dicts: a typed object per chunk is what makes the SDK's own
+iteration ~20x slower than the bytes.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from typing import Any
 
 import jiter
 
+from providers.done_report import count, done_chunk, finish_reason_of, merge_report, usage_of
 from providers.errors import STREAM_INTERRUPTED, classify_error_body, classify_failure
 from providers.openai_compat.request import REASONING_CONTENT_REPLAY
 from providers.streaming import SSEEvent
@@ -23,10 +26,12 @@ from providers.text.think_stripper import ThinkBlockContentStripper
 from providers.text.verbatim_tool_calls import VerbatimToolCallParser
 from providers.types import (
     ChatRequest,
+    FinishReason,
     FunctionCall,
     ProcessedChunk,
     ProviderError,
     ThoughtLogEntry,
+    Usage,
 )
 
 END_OF_BODY: SSEEvent = ("__end_of_body__", b"")
@@ -54,8 +59,10 @@ class StreamState:
     reasoning_details: list[dict[str, Any]] = field(default_factory=list)
     reasoning_for_replay: list[str] = field(default_factory=list)
     serving_provider: str | None = None
+    # The provider's own finish reason and usage fields, converted once by `_done`.
     finish_reason: str | None = None
-    usage: dict[str, Any] | None = None
+    usage: dict[str, Any] = field(default_factory=dict)
+    made_calls: bool = False
     pending_flush: bool = False
     verbatim_count: int = 0
     ended: bool = False
@@ -74,25 +81,35 @@ def new_stream_state(provider: str, request: ChatRequest, *, verbatim_tool_calli
     )
 
 
-def normalize_usage(usage: dict[str, Any]) -> dict[str, Any]:
-    """Provider usage → input/output/total tokens (+ reasoning and cached when reported)."""
-    out: dict[str, Any] = {
-        "input_tokens": usage.get("prompt_tokens"),
-        "output_tokens": usage.get("completion_tokens"),
-        "total_tokens": usage.get("total_tokens"),
-    }
-    completion = usage.get("completion_tokens_details")
-    if isinstance(completion, dict) and completion.get("reasoning_tokens") is not None:
-        out["reasoning_tokens"] = completion["reasoning_tokens"]
-    prompt = usage.get("prompt_tokens_details")
-    cached = prompt.get("cached_tokens") if isinstance(prompt, dict) else None
+FINISH_REASONS: dict[str, FinishReason] = {
+    "stop": "stop",
+    "length": "length",
+    "tool_calls": "tool_calls",
+    "function_call": "tool_calls",  # the deprecated single-function form
+    "content_filter": "content_filter",
+}
+
+
+def _detail(usage: dict[str, Any], details: str, name: str) -> int | None:
+    inner = usage.get(details)
+    return count(inner.get(name)) if isinstance(inner, dict) else None
+
+
+def openai_usage(usage: dict[str, Any]) -> Usage | None:
+    """The family's usage object → `Usage`.
+
+    `completion_tokens` already counts the reasoning tokens and `prompt_tokens` the
+    cached ones, as `Usage` wants. DeepSeek reports its cache hits as
+    `prompt_cache_hit_tokens` (newer responses also as `prompt_tokens_details`).
+    """
+    cached = _detail(usage, "prompt_tokens_details", "cached_tokens")
     if cached is None:
-        cached = usage.get("prompt_cache_hit_tokens")  # DeepSeek
-    if cached is not None:
-        out["cached_input_tokens"] = cached
-    if usage.get("cost") is not None:
-        out["cost"] = usage["cost"]  # OpenRouter
-    return out
+        cached = count(usage.get("prompt_cache_hit_tokens"))
+    return usage_of(
+        count(usage.get("prompt_tokens")), count(usage.get("completion_tokens")),
+        reasoning_tokens=_detail(usage, "completion_tokens_details", "reasoning_tokens"),
+        cached_input_tokens=cached, total_tokens=count(usage.get("total_tokens")),
+    )
 
 
 # ---- errors --------------------------------------------------------------------------------
@@ -133,7 +150,7 @@ def _raw(state: StreamState, text: str) -> ThoughtLogEntry:
 
 
 def _visible(state: StreamState, text: str, thoughts: list[ThoughtLogEntry], out: list) -> None:
-    """Content through stripper → spill guard → verbatim parser (A2, A10)."""
+    """Content through stripper → spill guard → verbatim parser, in that order."""
     stripped = state.stripper.feed(text)
     visible = stripped.visible_text
     if stripped.thought_text:
@@ -155,6 +172,7 @@ def _visible(state: StreamState, text: str, thoughts: list[ThoughtLogEntry], out
 
 def _verbatim_call(state: StreamState, call: Any) -> FunctionCall:
     state.verbatim_count += 1
+    state.made_calls = True
     return FunctionCall(name=call.name, args=dict(call.args), id=f"verbatim_{state.verbatim_count}")
 
 
@@ -166,7 +184,7 @@ def _without_tag_fragment(text: str) -> str:
 def _flush_guards(
     state: StreamState, thoughts: list[ThoughtLogEntry], out: list, *, cut: bool = False
 ) -> None:
-    """Release everything the guards hold (A9): held text is visible, open blocks are thoughts.
+    """Release everything the guards hold: held text is visible, open blocks are thoughts.
 
     On a cut stream (`cut=True`) a trailing piece of a think tag (`<thi`) is not shown: the
     stream did not end there, so it is neither known text nor a known tag.
@@ -243,7 +261,7 @@ def _accumulate_calls(state: StreamState, tool_calls: Any) -> None:
 
 
 def _finish_calls(state: StreamState, out: list) -> str | None:
-    """Every accumulated call as its own FunctionCall, in index order (A3, A6, A7)."""
+    """Every accumulated call as its own FunctionCall, in index order."""
     for index in sorted(state.calls):
         partial = state.calls[index]
         name = "".join(partial.name)
@@ -260,6 +278,7 @@ def _finish_calls(state: StreamState, out: list) -> str | None:
             name=name, args=parsed.args, id=partial.id or f"call_{index}",
             provider_fields=fields, arguments_truncated=parsed.truncated,
         ))
+        state.made_calls = True
     state.calls.clear()
     state.reasoning_for_replay.clear()
     return None
@@ -306,7 +325,7 @@ def _finish(state: StreamState, thoughts: list[ThoughtLogEntry], out: list) -> s
 
 
 def _materialize(state: StreamState, thoughts: list[ThoughtLogEntry], out: list) -> list[ProcessedChunk]:
-    """Segments → chunks; this event's thoughts ride on its first chunk (A2 order kept)."""
+    """Segments → chunks; this event's thoughts ride on its first chunk (their order kept)."""
     serving = state.serving_provider
     chunks: list[ProcessedChunk] = []
     if thoughts and (not out or not isinstance(out[0], str)):
@@ -329,14 +348,14 @@ def _done(state: StreamState, thoughts: list[ThoughtLogEntry], out: list) -> lis
         return [*_materialize(state, thoughts, out), _malformed(state, problem, b"")]
     state.ended = True
     chunks = _materialize(state, thoughts, out)
-    metadata = {"finish_reason": state.finish_reason, "usage": state.usage}
-    chunks.append(ProcessedChunk(type="done", metadata=metadata, serving_provider=state.serving_provider))
+    reason = finish_reason_of(state.finish_reason, FINISH_REASONS, made_calls=state.made_calls)
+    chunks.append(done_chunk(reason, openai_usage(state.usage), state.serving_provider))
     return chunks
 
 
 def release_held(state: StreamState) -> list[ProcessedChunk]:
-    """On an error ending, what the guards still hold is released as visible text (A9:
-    flushed however the stream ends; nothing visible is lost). A call the verbatim parser
+    """On an error ending, what the guards still hold is released as visible text
+    (flushed however the stream ends; nothing visible is lost). A call the verbatim parser
     could still resolve is withheld: a cut stream never dispatches a call."""
     thoughts: list[ThoughtLogEntry] = []
     out: list[Any] = []
@@ -398,8 +417,8 @@ def _process_payload(
         if isinstance(backend, str) and backend.strip():
             state.serving_provider = backend.strip()
     usage = payload.get("usage")
-    if isinstance(usage, dict):
-        state.usage = normalize_usage(usage)
+    if usage is not None:
+        merge_report(state.usage, usage)
     choices = payload.get("choices")
     if not choices:
         if choices is not None and not isinstance(choices, list):

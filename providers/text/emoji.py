@@ -1,4 +1,4 @@
-"""Unicode Extended_Pictographic, the property that says "this is an emoji" (G2 step 7).
+"""Unicode Extended_Pictographic, the property that says "this is an emoji".
 
 Python's unicodedata has no emoji properties. The ranges below are the property's values
 from the Unicode Character Database, version 14.0 (inclusive start and end).

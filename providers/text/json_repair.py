@@ -1,4 +1,4 @@
-"""Recover the complete part of a cut tool-call argument payload (rules J1-J7).
+"""Recover the complete part of a cut tool-call argument payload.
 
 A dropped delta or a proxy timeout can end a tool call's JSON mid-token; `json.loads`
 then rejects the whole payload although most keys arrived intact. The repair scans the
@@ -205,7 +205,7 @@ def _close(raw: str, stack: list[_Frame]) -> str:
 
 
 def try_repair_incomplete_json(raw: str) -> dict | None:
-    """Return the complete entries of a cut JSON object, or None (rules J1-J6)."""
+    """Return the complete entries of a cut JSON object, or None."""
     if not isinstance(raw, str):
         return None
     try:
@@ -223,7 +223,7 @@ def try_repair_incomplete_json(raw: str) -> dict | None:
 
 @dataclass(slots=True)
 class ParsedToolArguments:
-    """Tool-call arguments as the adapters hand them on (rule J7)."""
+    """Tool-call arguments as the adapters hand them on."""
 
     args: dict
     parsed: bool

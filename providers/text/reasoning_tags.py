@@ -1,4 +1,4 @@
-"""The one definition of a think tag (rules T1-T3).
+"""The one definition of a think tag.
 
 Backends that leak reasoning into visible content wrap it in `<think>` tags, sometimes
 with a vendor namespace (`<mm:think>`). Every consumer (the content stripper, the Discord
@@ -26,7 +26,7 @@ THINK_TAG_RE = re.compile(ANY_TAG_PATTERN, TAG_FLAGS)
 THINK_OPEN_RE = re.compile(OPEN_TAG_PATTERN, TAG_FLAGS)
 THINK_CLOSE_RE = re.compile(CLOSE_TAG_PATTERN, TAG_FLAGS)
 
-# A tag cut off at the end of the text available so far (T3).
+# A tag cut off at the end of the text available so far.
 MAX_TAG_FRAGMENT = 64
 _FRAGMENT_RUN = re.compile(r"[A-Za-z0-9_.:\-]*\Z", re.ASCII)
 _ASCII_LETTER = re.compile(r"[A-Za-z]", re.ASCII)
@@ -58,7 +58,7 @@ def strip_think_tags(text: str) -> str:
 
 
 def find_trailing_tag_prefix(text: str) -> TrailingTagPrefix | None:
-    """Report a tag possibly cut off at the very end of `text` (T3), else None.
+    """Report a tag possibly cut off at the very end of `text`, else None.
 
     Only the last `MAX_TAG_FRAGMENT` characters are examined, so the cost does not
     depend on the length of `text`.

@@ -1,4 +1,4 @@
-"""Catch a tagless reasoning tail glued onto the first visible content (rules G1-G5).
+"""Catch a tagless reasoning tail glued onto the first visible content.
 
 Some backends concatenate the end of their reasoning buffer onto the answer with no
 separator (`must do.Hello!`). The missing space after a sentence boundary is the
@@ -35,7 +35,7 @@ def is_lowercase_letter(ch: str) -> bool:
 
 
 def is_answer_start(ch: str) -> bool:
-    """Quote, bracket or emphasis opener, non-lowercase letter, or emoji (G2 step 7)."""
+    """Quote, bracket or emphasis opener, non-lowercase letter, or emoji: what may start a visible answer."""
     if ch in ANSWER_PUNCTUATION:
         return True
     if ch.isalpha():
@@ -92,7 +92,7 @@ class ReasoningContentSpillGuard:
         self._cut = 0  # candidate index where the remainder starts, once known
 
     def observe_reasoning(self, text: object) -> None:
-        """Arm the guard when reasoning arrives before any visible content (G1)."""
+        """Arm the guard when reasoning arrives before any visible content."""
         if isinstance(text, str) and text and not self._started:
             self._armed = True
 
@@ -136,7 +136,7 @@ class ReasoningContentSpillGuard:
                     self._ws_len += 1
                     continue
                 if not is_lowercase_letter(ch):
-                    return _EMIT  # G2 step 2
+                    return _EMIT
                 self._phase = _SCAN
                 self._core_len = 1
                 self._prev = ch
@@ -151,14 +151,14 @@ class ReasoningContentSpillGuard:
                 if not _is_ascii_digit(ch):
                     # The held `.` is a boundary after all; `ch` follows it.
                     if self._ticks % 2:
-                        return _EMIT  # G2 step 4: inside inline code
+                        return _EMIT  # inside inline code
                     phase = self._phase = _RUN
             if phase == _SCAN:
                 if ch in BOUNDARIES:
                     if ch == "." and _is_ascii_digit(self._prev):
                         self._dot_pending = True
                     elif self._ticks % 2:
-                        return _EMIT  # G2 step 4: inside inline code
+                        return _EMIT  # inside inline code
                     else:
                         self._phase = _RUN
                 elif ch == "`":
@@ -175,7 +175,7 @@ class ReasoningContentSpillGuard:
         return _HOLD
 
     def _after_run_char(self, ch: str, index: int) -> int | None:
-        """Handle a character that follows the boundary run's start (G2 steps 5-8)."""
+        """Handle a character that follows the boundary run's start."""
         if ch in BOUNDARIES:
             return None  # the run goes on
         self._cut = index

@@ -1,4 +1,4 @@
-"""Reroute think blocks leaked into visible content to reasoning (rules S1-S7).
+"""Reroute think blocks leaked into visible content to reasoning.
 
 Some backends stream their reasoning inside `<think>…</think>` in `delta.content`, and
 the tags may be cut by any chunk boundary. The stripper keeps only a small state between
@@ -38,7 +38,7 @@ class ThinkBlockContentStripper:
         # Outside a block: not-yet-emitted text before the fragment (kept as pieces so a
         # long hold is never re-copied). Inside a block this is always empty.
         self._held: list[str] = []
-        # A trailing tag fragment (T3), rescanned together with the next input.
+        # A trailing tag fragment, rescanned together with the next input.
         self._fragment = ""
 
     def reset(self) -> None:
@@ -73,7 +73,7 @@ class ThinkBlockContentStripper:
                 break
             before = work[pos : match.start()]
             if match.group().startswith("</"):
-                # S2: a stray closer turns everything not yet emitted into reasoning.
+                # A stray closer turns everything not yet emitted into reasoning.
                 thought.extend(self._held)
                 thought.append(before)
             else:
@@ -94,7 +94,7 @@ class ThinkBlockContentStripper:
             if rest:
                 saw_reasoning = True
         elif fragment is not None and fragment.kind == "close":
-            # S3: this may still precede a stray closer; hold all of it.
+            # This may still precede a stray closer; hold all of it.
             self._held.append(rest[: fragment.index])
             self._fragment = rest[fragment.index :]
         else:
@@ -106,7 +106,7 @@ class ThinkBlockContentStripper:
         return self._result(visible, thought, text, saw_reasoning, held_before)
 
     def flush(self) -> StripResult:
-        """Release what is held at the end of the stream and reset (S5)."""
+        """Release what is held at the end of the stream and reset."""
         visible: list[str] = []
         thought: list[str] = []
         if self._in_block:

@@ -1,4 +1,4 @@
-"""Recover tool calls that a model wrote as text (rules V1-V10).
+"""Recover tool calls that a model wrote as text.
 
 Some chat models served through custom endpoints narrate and then write
 `search({"q": "cats"})` in their visible answer instead of using native tool calling.
@@ -25,7 +25,7 @@ from providers.types import FunctionCall, ToolSpec
 
 _LANG = r"[\w.+#\-]"
 # An opening wrapper: a fence (``` + language word + newline) or 1-3 backticks,
-# optionally followed by a language word and whitespace (V3).
+# optionally followed by a language word and whitespace.
 _WRAP = rf"```{_LANG}*[^\S\n]*\n\s*|`{{1,3}}(?:{_LANG}+\s+)?"
 _TAIL_LANG = re.compile(rf"`{{1,3}}{_LANG}+")
 _LANG_RUN = re.compile(rf"{_LANG}+")
@@ -41,11 +41,11 @@ def _reject_constant(name: str) -> Any:
 @dataclass(slots=True, frozen=True)
 class _Tool:
     required: tuple[str, ...]
-    shorthand: str | None  # the one required string parameter, when V6's shorthand applies
+    shorthand: str | None  # the one required string parameter, when the shorthand form `tool("value")` applies
 
 
 def _describe(item: ToolSpec | str) -> tuple[str, _Tool]:
-    """Read a declaration's name, required parameters and shorthand parameter (V1)."""
+    """Read a declaration's name, required parameters and shorthand parameter."""
     if isinstance(item, str):
         return item, _Tool((), None)
     declared = getattr(item, "parameters", None)
@@ -137,7 +137,7 @@ class VerbatimToolCallParser:
     # ---- public API -------------------------------------------------------------------
 
     def feed(self, text: str) -> VerbatimFeedResult:
-        """Scan one delta; return visible text and at most one call (V4)."""
+        """Scan one delta; return visible text and at most one call."""
         if self._start_re is None:
             return VerbatimFeedResult(text, None)
         remaining = text
@@ -157,7 +157,7 @@ class VerbatimToolCallParser:
         return VerbatimFeedResult("".join(out), call)
 
     def flush(self) -> VerbatimFlushResult:
-        """Resolve a call still queued, release all held text, then reset (V10)."""
+        """Resolve a call still queued, release all held text, then reset."""
         if self._start_re is None:
             return VerbatimFlushResult("", None)
         if self._mode == _SCAN:
@@ -181,7 +181,7 @@ class VerbatimToolCallParser:
             self._prev = text[-1]
 
     def _scan(self, text: str) -> str:
-        """Look for a call start; emit what cannot become one, hold the rest (V2, V9)."""
+        """Look for a call start; emit what cannot become one, hold the rest."""
         if self._tail:
             # A held candidate followed by more whitespace, or a language word that goes
             # on, stays a candidate of the same start: append without a rescan.
@@ -220,7 +220,7 @@ class VerbatimToolCallParser:
         return ""
 
     def _collect(self, text: str) -> str:
-        """Collect call text until the parentheses balance, quote-aware (V5)."""
+        """Collect call text until the parentheses balance, quote-aware."""
         pos, end = 0, len(text)
         if self._escape:
             self._escape = False
@@ -258,7 +258,7 @@ class VerbatimToolCallParser:
         return ""
 
     def _finish_call(self) -> None:
-        """Validate a balanced candidate; queue it as a call or release it (V6-V8)."""
+        """Validate a balanced candidate; queue it as a call or release it."""
         raw = "".join(self._call)
         self._call = []
         args = self._validate(self._name, raw[self._head_len : -1])
@@ -293,7 +293,7 @@ class VerbatimToolCallParser:
         return None
 
     def _after_call(self, text: str) -> str:
-        """Drop the closing wrapper that matches the call's opening one (V8)."""
+        """Drop the closing wrapper that matches the call's opening one."""
         if self._after and self._after_ws and text.isspace():
             self._after.append(text)
             return ""

@@ -39,7 +39,7 @@ class Outcome:
     text: str = ""
     thoughts: list[tuple[str, str]] = field(default_factory=list)
     calls: list[FunctionCall] = field(default_factory=list)
-    done: dict[str, Any] | None = None
+    done: ProcessedChunk | None = None
     error: Any = None
 
     @property
@@ -51,7 +51,7 @@ class Outcome:
 
 
 def summarize(chunks: list[ProcessedChunk]) -> Outcome:
-    """Check the chunk-shape invariants (A1) and summarize."""
+    """Check the chunk-shape invariants and summarize."""
     outcome = Outcome(chunks=chunks)
     for chunk in chunks:
         assert chunk.type in CHUNK_TYPES
@@ -70,8 +70,7 @@ def summarize(chunks: list[ProcessedChunk]) -> Outcome:
             assert chunk.error.type in ERROR_TYPES and isinstance(chunk.error.retryable, bool)
             outcome.error = chunk.error
         else:
-            assert chunk.metadata is not None
-            outcome.done = chunk.metadata
+            outcome.done = chunk
     assert outcome.error is not None or outcome.done is not None, "a stream ends with done or an error"
     return outcome
 
@@ -104,18 +103,18 @@ def assert_cut_consistent(cut: Outcome, full: Outcome) -> None:
 
 
 # ---- Anthropic fixtures (Messages API streaming format) --------------------------------------
-def _anthropic_message(model: str = "claude-test") -> dict[str, Any]:
+def _anthropic_message(usage: dict[str, Any] | None = None) -> dict[str, Any]:
     return {
-        "id": "msg_fixture", "type": "message", "role": "assistant", "model": model,
+        "id": "msg_fixture", "type": "message", "role": "assistant", "model": "claude-test",
         "content": [], "stop_reason": None, "stop_sequence": None,
-        "usage": {"input_tokens": 25, "output_tokens": 1},
+        "usage": usage or {"input_tokens": 25, "output_tokens": 1},
     }
 
 
 def anthropic_events(blocks: list[list[tuple[str, dict]]], stop_reason: str, output_tokens: int,
-                     *, error: dict | None = None) -> list[tuple[str, dict]]:
+                     *, error: dict | None = None, start_usage: dict | None = None) -> list[tuple[str, dict]]:
     events: list[tuple[str, dict]] = [
-        ("message_start", {"type": "message_start", "message": _anthropic_message()}),
+        ("message_start", {"type": "message_start", "message": _anthropic_message(start_usage)}),
         ("ping", {"type": "ping"}),
     ]
     for block_events in blocks:
@@ -185,6 +184,14 @@ ANTHROPIC_MAX_TOKENS_TOOL = anthropic_events([
     a_tool_block(0, "toolu_09", "search", ['{"query": "rust async", "limit": 1', "0, \"lang"]),
 ], "max_tokens", 4096)
 
+# Every usage field Anthropic reports: 40 fresh input tokens, 20 written to the cache and
+# 40 read from it (all 100 went to the model), then 50 output tokens in message_delta.
+ANTHROPIC_CACHED_USAGE = anthropic_events(
+    [a_text_block(0, ["Counted."])], "end_turn", 50,
+    start_usage={"input_tokens": 40, "cache_creation_input_tokens": 20, "cache_read_input_tokens": 40,
+                 "output_tokens": 1},
+)
+
 
 # ---- Gemini fixtures (streamGenerateContent?alt=sse format) ---------------------------------
 def gemini_body(payloads: list[Any]) -> bytes:
@@ -251,6 +258,17 @@ GEMINI_MIDSTREAM_ERROR_BARE = gemini_body([g_chunk([{"text": "Part"}])]) + (
 
 GEMINI_MALFORMED_CALL = gemini_body([g_chunk([], finish="MALFORMED_FUNCTION_CALL")])
 
+# Every usage field Gemini reports, as running totals: 100 prompt tokens (40 from cached
+# content), 30 thinking tokens, then 20 answer tokens.
+GEMINI_ALL_USAGE = gemini_body([
+    g_chunk([{"text": "Count them.", "thought": True}],
+            usage={"promptTokenCount": 100, "cachedContentTokenCount": 40, "thoughtsTokenCount": 30,
+                   "totalTokenCount": 130}),
+    g_chunk([{"text": "Counted."}], finish="STOP",
+            usage={"promptTokenCount": 100, "candidatesTokenCount": 20, "thoughtsTokenCount": 30,
+                   "cachedContentTokenCount": 40, "totalTokenCount": 150}),
+])
+
 
 # ---- robustness helpers ----------------------------------------------------------------------
 def essentials(out: Outcome) -> tuple:
@@ -258,7 +276,8 @@ def essentials(out: Outcome) -> tuple:
     error = None if out.error is None else (out.error.type, out.error.retryable, out.error.code)
     calls = [(c.name, c.args, c.id, c.thought_signature, c.arguments_truncated, c.provider_fields)
              for c in out.calls]
-    return out.text, out.thoughts, calls, out.done, error
+    done = None if out.done is None else (out.done.finish_reason, out.done.usage)
+    return out.text, out.thoughts, calls, done, error
 
 
 def pure_run(provider: str, body: bytes) -> Outcome:

@@ -19,6 +19,7 @@ from providers import (
     create_adapter,
     normalized_stream,
 )
+from providers.endpoint_check import EndpointPolicy
 from providers.types import FunctionCall, ProviderError
 
 
@@ -139,6 +140,16 @@ DEEPSEEK_TOOL_CALL = [
     chunk({"content": ""}, "tool_calls"),
 ]
 
+# Every usage field the family reports: prompt 100 (40 of them cached), completion 50
+# (30 of them reasoning). Earlier chunks carry `"usage": null`, as with include_usage.
+USAGE_ALL_FIELDS = [
+    chunk({"role": "assistant", "content": ""}, usage=None),
+    chunk({"content": "Counted."}, usage=None),
+    chunk({}, "stop", usage=None),
+    usage_chunk(100, 50, completion_tokens_details={"reasoning_tokens": 30},
+                prompt_tokens_details={"cached_tokens": 40}),
+]
+
 SPILL = [
     chunk({"reasoning_content": "Think briefly"}),
     chunk({"content": "let me see.Sure thing, here"}),
@@ -169,7 +180,7 @@ class Outcome:
     raw_thoughts: str = ""
     redacted: int = 0
     calls: list[FunctionCall] = field(default_factory=list)
-    done: dict | None = None
+    done: ProcessedChunk | None = None
     error: ProviderError | None = None
     serving: set = field(default_factory=set)
 
@@ -188,7 +199,7 @@ class Outcome:
                 assert c.error is not None
                 out.error = c.error
             else:
-                out.done = c.metadata
+                out.done = c
             for t in c.thoughts or ():
                 if t.kind == "raw":
                     out.raw_thoughts += t.text
@@ -205,12 +216,15 @@ class Outcome:
     def comparable(self) -> tuple:
         calls = [(c.name, c.args, c.id, c.arguments_truncated, c.provider_fields) for c in self.calls]
         error = (self.error.type, self.error.retryable, self.error.code) if self.error else None
-        return (self.text, self.raw_thoughts, self.redacted, calls, self.done, error, self.serving)
+        done = None if self.done is None else (self.done.finish_reason, self.done.usage)
+        return (self.text, self.raw_thoughts, self.redacted, calls, done, error, self.serving)
 
 
 async def run(server, provider: str = "openai", request: ChatRequest = HELLO, *,
               base_url: str | None = None, key: str = "sk-test", **options) -> Outcome:
     options.setdefault("timeout", 5.0)
+    # The replay server listens on loopback, which a custom endpoint may reach only when allowed.
+    options.setdefault("endpoint_policy", EndpointPolicy(allow_private=True))
     adapter = create_adapter(provider, api_key=key, model="m-test",
                              base_url=base_url or f"{server.url}/v1", **options)
     try:

@@ -13,7 +13,7 @@ import pytest
 
 from providers.adapter import create_adapter, normalized_stream
 from providers.anthropic_native.request import THINKING_BLOCKS, build_arguments
-from providers.types import ChatRequest, FunctionCall, Message, ToolSpec
+from providers.types import ChatRequest, FunctionCall, Message, ToolSpec, Usage
 from tests.adapters.fixtures_native import (
     ANTHROPIC_MAX_TOKENS_TOOL,
     ANTHROPIC_RATE_LIMITED_MIDSTREAM,
@@ -50,8 +50,7 @@ async def test_thinking_signature_text_and_parallel_calls(provider_server):
     ]
     assert THINKING_BLOCKS not in out.calls[1].provider_fields
     assert out.calls[0].thought_signature == SIGNATURE
-    assert out.done == {"finish_reason": "tool_use", "usage": {"input_tokens": 25, "output_tokens": 88},
-                        "model": "claude-test", "id": "msg_fixture"}
+    assert (out.done.finish_reason, out.done.usage) == ("tool_calls", Usage(25, 88, None, None, 113))
 
 
 async def test_each_call_is_its_own_chunk_in_order(provider_server):
@@ -65,7 +64,7 @@ async def test_redacted_thinking_is_recorded_never_decoded(provider_server):
     assert out.text == "Hello there."
     assert out.thoughts == [("redacted", "")]
     assert "ENCRYPTED" not in repr(out.chunks)
-    assert out.done["finish_reason"] == "end_turn"
+    assert out.done.finish_reason == "stop"
 
 
 async def test_midstream_error_event_classifies_like_http(provider_server):
@@ -80,7 +79,7 @@ async def test_midstream_error_event_classifies_like_http(provider_server):
 async def test_max_tokens_inside_arguments_is_repaired_and_flagged(provider_server):
     out = await run_stream(provider_server, "anthropic", Reply.named_sse(ANTHROPIC_MAX_TOKENS_TOOL))
     assert out.call_summary == [("search", {"query": "rust async", "limit": 10}, True)]
-    assert out.done["finish_reason"] == "max_tokens"
+    assert out.done.finish_reason == "length"
 
 
 @pytest.mark.parametrize(("status", "error_type", "expected"), [
@@ -153,24 +152,31 @@ def _oracle(body: bytes) -> dict:
             "calls": calls, "usage": usage, "stop": stop}
 
 
-# name -> (text start, text end, thought kinds counted, calls, finish, output tokens, error)
+# The contract's finish reason for each native stop reason of the corpus.
+STOP_REASONS = {"end_turn": "stop", "tool_use": "tool_calls"}
+
+# name -> (text start, text end, thought kinds counted, calls, native stop reason, usage, error).
+# Usage by hand from the stream: input = input + cache writes + cache reads of the last
+# report that has them (message_delta may restate them), output = the last output_tokens.
 ANTHROPIC_CORPUS = {
     "anthropic/midstream_overloaded_error": ("2", "2", {}, [], None, None, ("provider_overloaded", True)),
     "anthropic/redacted_thinking": ("I notice that you've sent", "legitimate task or question?",
-                                    {"redacted": 2}, [], "end_turn", 189, None),
-    "anthropic/text_short": ("2", "2", {}, [], "end_turn", 5, None),
+                                    {"redacted": 2}, [], "end_turn", Usage(92, 189, None, 0, 281), None),
+    "anthropic/text_short": ("2", "2", {}, [], "end_turn", Usage(20, 5, None, 0, 25), None),
     "anthropic/thinking_signature": ("Here are the basic steps for safely crossing the street",
                                      "when crossing streets.", {"raw": 13, "signature": 1}, [],
-                                     "end_turn", 282, None),
+                                     "end_turn", Usage(43, 282, None, 0, 325), None),
     "anthropic/thinking_tool_use_mcp": ("**Pydantic-AI** is a framework", "provider-specific complexities.",
-                                        {"raw": 5, "signature": 1}, [], "end_turn", 354, None),
+                                        {"raw": 5, "signature": 1}, [], "end_turn",
+                                        Usage(3042, 354, None, 0, 3396), None),
     "anthropic/tool_use_input_json_delta": (
         "Let me search for a tool that can provide current exchange rate information.\n\nI ",
         "EUR exchange rate for you.", {},
-        [("get_exchange_rate", {"from_currency": "USD", "to_currency": "EUR"}, False)], "tool_use", 175, None),
+        [("get_exchange_rate", {"from_currency": "USD", "to_currency": "EUR"}, False)], "tool_use",
+        Usage(1591, 175, None, 0, 1766), None),
     "anthropic/tool_use_text_then_tool": ("I'll check the current weather in Paris for you.",
                                           "Paris for you.", {}, [("get_weather", {"location": "Paris"}, False)],
-                                          "tool_use", 65, None),
+                                          "tool_use", Usage(377, 65, None, 0, 442), None),
 }
 
 
@@ -182,7 +188,7 @@ def test_every_anthropic_corpus_stream_has_an_expectation():
 @requires_corpus
 @pytest.mark.parametrize("name", sorted(ANTHROPIC_CORPUS))
 async def test_corpus_stream(provider_server, name):
-    start, end, kinds, calls, finish, output_tokens, error = ANTHROPIC_CORPUS[name]
+    start, end, kinds, calls, finish, usage, error = ANTHROPIC_CORPUS[name]
     reply = Reply.from_corpus(CORPUS, name)
     out = await run_stream(provider_server, "anthropic", reply)
     oracle = _oracle(reply.body)
@@ -197,9 +203,11 @@ async def test_corpus_stream(provider_server, name):
     assert all(c.id and c.id.startswith("toolu_") for c in out.calls)
     if error is None:
         assert out.error is None
-        assert out.done["finish_reason"] == finish == oracle["stop"]
-        assert out.done["usage"]["output_tokens"] == output_tokens
-        assert out.done["usage"]["input_tokens"] == oracle["usage"]["input_tokens"]
+        assert finish == oracle["stop"]
+        assert out.done.finish_reason == STOP_REASONS[finish]
+        assert out.done.usage == usage
+        assert (usage.input_tokens, usage.output_tokens) == (
+            oracle["usage"]["input_tokens"], oracle["usage"]["output_tokens"])
     else:
         assert out.done is None
         assert (out.error.type, out.error.retryable) == error

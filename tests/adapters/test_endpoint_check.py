@@ -3,9 +3,11 @@ names are resolved (no internet needed: only `localhost` and literal addresses a
 
 from __future__ import annotations
 
+import ipaddress
+
 import pytest
 
-from providers.endpoint_check import EndpointRejected, check_custom_endpoint
+from providers.endpoint_check import EndpointPolicy, EndpointRejected, check_custom_endpoint
 
 REFUSED_BY_ADDRESS = [
     ("http://127.0.0.1:8000/v1", "loopback"),
@@ -33,6 +35,15 @@ METADATA = [
     "http://100.100.100.200/",
     "http://metadata.google.internal/computeMetadata/v1",
     "http://[::ffff:169.254.169.254]/",
+]
+
+# Container credential endpoints: ECS task role credentials, EKS Pod Identity (v4 and v6).
+CREDENTIALS = [
+    "http://169.254.170.23/v1",
+    "http://[fd00:ec2::23]/v1",
+    "http://169.254.170.2/v2/credentials",
+    "http://[::ffff:169.254.170.23]/v1",
+    "http://[64:ff9b::a9fe:aa17]/v1",  # NAT64 wrapping 169.254.170.23
 ]
 
 MALFORMED = [
@@ -72,6 +83,48 @@ async def test_metadata_always_refused(url, allow_private):
         await check_custom_endpoint(url, allow_private=allow_private)
     assert info.value.reason == "metadata"
     assert "metadata" in str(info.value)
+
+
+@pytest.mark.parametrize("url", CREDENTIALS)
+@pytest.mark.parametrize("allow_private", [False, True])
+async def test_container_credential_addresses_always_refused(url, allow_private):
+    with pytest.raises(EndpointRejected) as info:
+        await check_custom_endpoint(url, allow_private=allow_private)
+    assert info.value.reason == "metadata"
+    assert "container credential address" in str(info.value)
+    assert "ALLOW_PRIVATE_ENDPOINTS" not in str(info.value)  # no setting opens them
+
+
+@pytest.mark.parametrize("url,address", [
+    ("http://169.254.170.23/v1", "169.254.170.23"),
+    ("http://[fd00:ec2::23]/v1", "fd00:ec2::23"),
+    ("http://169.254.169.254/v1", "169.254.169.254"),
+])
+async def test_exact_allowance_never_admits_credential_or_metadata_addresses(url, address):
+    policy = EndpointPolicy(allow_private=True, also_allowed=frozenset({ipaddress.ip_address(address)}))
+    with pytest.raises(EndpointRejected) as info:
+        await check_custom_endpoint(url, policy=policy)
+    assert info.value.reason == "metadata"
+
+
+async def test_exact_allowance_admits_only_that_address():
+    policy = EndpointPolicy(also_allowed=frozenset({ipaddress.ip_address("127.0.0.2")}))
+    checked = await check_custom_endpoint("http://127.0.0.2:8000/v1", policy=policy)
+    assert checked.addresses == ("127.0.0.2",)
+    with pytest.raises(EndpointRejected) as info:
+        await check_custom_endpoint("http://127.0.0.1:8000/v1", policy=policy)
+    assert info.value.reason == "private"
+
+
+async def test_the_policy_resolver_answers_for_names():
+    async def resolver(host, port):
+        assert (host, port) == ("api.example.test", 443)
+        return [ipaddress.ip_address("10.0.0.7")]
+
+    with pytest.raises(EndpointRejected) as info:
+        await check_custom_endpoint("https://api.example.test/v1", policy=EndpointPolicy(resolver=resolver))
+    assert info.value.reason == "private"
+    assert "https://api.example.test:443 cannot be used: 10.0.0.7 is a private address" in str(info.value)
 
 
 @pytest.mark.parametrize("url,reason", MALFORMED)

@@ -14,7 +14,7 @@ from google.genai import errors as genai_errors
 from providers.adapter import create_adapter, normalized_stream
 from providers.gemini.events import THOUGHT_KIND
 from providers.gemini.request import build_body
-from providers.types import ChatRequest, FunctionCall, Message, ToolSpec
+from providers.types import ChatRequest, FunctionCall, Message, ToolSpec, Usage
 from tests.adapters.fixtures_native import (
     GEMINI_MALFORMED_CALL,
     GEMINI_MIDSTREAM_ERROR_BARE,
@@ -42,12 +42,8 @@ async def test_thought_summary_signature_text_usage(provider_server):
     out = await run_stream(provider_server, "google", Reply(body=GEMINI_THINK_TEXT))
     assert out.text == "The sky is blue."
     assert out.thoughts == [("raw", "**Planning**\n\nThink about colors."), ("signature", GEMINI_SIG_A)]
-    assert out.done == {
-        "finish_reason": "STOP",
-        "usage": {"promptTokenCount": 9, "candidatesTokenCount": 5, "totalTokenCount": 35,
-                  "thoughtsTokenCount": 21},
-        "model": "gemini-test-001", "id": "resp-fixture", "thought_signature": GEMINI_SIG_A,
-    }
+    # Output = candidates + thoughts: Gemini bills thinking as output but counts it apart.
+    assert (out.done.finish_reason, out.done.usage) == ("stop", Usage(9, 26, 21, None, 35))
 
 
 async def test_parallel_calls_each_a_chunk_with_signature(provider_server):
@@ -59,7 +55,8 @@ async def test_parallel_calls_each_a_chunk_with_signature(provider_server):
     assert [c.thought_signature for c in out.calls] == [GEMINI_SIG_B, None]
     assert [c.type for c in out.chunks] == ["text", "function_call", "function_call", "done"]
     assert out.thoughts == [("raw", "Let me look.")]
-    assert out.done["usage"]["totalTokenCount"] == 52
+    # Gemini says STOP after function calls; the contract says the tools must run.
+    assert (out.done.finish_reason, out.done.usage) == ("tool_calls", Usage(40, 12, None, None, 52))
 
 
 async def test_safety_finish_is_blocked_after_the_same_chunks_text(provider_server):
@@ -76,12 +73,12 @@ async def test_prompt_block_reason(provider_server):
 
 async def test_unspecified_block_reason_is_not_a_block(provider_server):
     out = await run_stream(provider_server, "google", Reply(body=GEMINI_UNSPECIFIED_BLOCK_IS_NOT_A_BLOCK))
-    assert out.error is None and out.text == "fine" and out.done["finish_reason"] == "STOP"
+    assert out.error is None and out.text == "fine" and out.done.finish_reason == "stop"
 
 
 async def test_malformed_function_call_finish_is_not_an_error(provider_server):
     out = await run_stream(provider_server, "google", Reply(body=GEMINI_MALFORMED_CALL))
-    assert out.error is None and out.done["finish_reason"] == "MALFORMED_FUNCTION_CALL"
+    assert out.error is None and out.done.finish_reason == "other"
 
 
 async def test_midstream_error_payload_classifies_like_http(provider_server):
@@ -143,17 +140,20 @@ def _oracle(body: bytes) -> dict:
 
 
 BLOCKED = ("content_blocked", False)
-# name -> (text, summary parts, signature entries, calls, finish, total tokens, error + code)
+# name -> (text, summary parts, signature entries, calls, finish, usage, error + code).
+# Usage by hand from the last usageMetadata: output = candidates + thoughts.
 GEMINI_CORPUS = {
     "gemini/finish_safety_empty_content": ("", 0, 0, [], None, None, (*BLOCKED, "SAFETY")),
     "gemini/finish_safety_vertex": ("<redacted>", 0, 0, [], None, None, (*BLOCKED, "SAFETY")),
     "gemini/finish_safety_with_text": ("No", 0, 0, [], None, None, (*BLOCKED, "SAFETY")),
-    "gemini/function_call_basic": ("", 0, 0, [("get_capital", {"country": "France"}, False)], "STOP", 57, None),
+    "gemini/function_call_basic": ("", 0, 0, [("get_capital", {"country": "France"}, False)], "tool_calls",
+                                   Usage(52, 5, None, None, 57), None),
     "gemini/function_call_gemini_pro": ("", 0, 0, [("getTemperature", {"city": "San Jose"}, False)],
-                                        "STOP", None, None),
-    "gemini/function_call_thought_signature": ("", 0, 0, [("get_country", {}, False)], "STOP", 241, None),
-    "gemini/max_tokens_text": ("The capital of France is", 0, 0, [], "MAX_TOKENS", 20, None),
-    "gemini/max_tokens_thinking_no_parts": ("", 0, 0, [], "MAX_TOKENS", 17, None),
+                                        "tool_calls", None, None),
+    "gemini/function_call_thought_signature": ("", 0, 0, [("get_country", {}, False)], "tool_calls",
+                                               Usage(29, 212, 202, None, 241), None),
+    "gemini/max_tokens_text": ("The capital of France is", 0, 0, [], "length", Usage(15, 5, None, None, 20), None),
+    "gemini/max_tokens_thinking_no_parts": ("", 0, 0, [], "length", Usage(15, 2, 2, None, 17), None),
     "gemini/prompt_blocked_other": ("", 0, 0, [], None, None, (*BLOCKED, "OTHER")),
     "gemini/prompt_blocked_prohibited_content": ("", 0, 0, [], None, None, (*BLOCKED, "PROHIBITED_CONTENT")),
     "gemini/prompt_blocked_safety": ("", 0, 0, [], None, None, (*BLOCKED, "SAFETY")),
@@ -161,12 +161,17 @@ GEMINI_CORPUS = {
                                      (*BLOCKED, "RECITATION")),
     "gemini/recitation_no_content": ("text1text2text3text4text5text6text7text8", 0, 0, [], None, None,
                                      (*BLOCKED, "RECITATION")),
-    "gemini/text_basic": ("The capital of France is Paris.\n", 0, 0, [], "STOP", 21, None),
-    "gemini/text_basic_short_2_0": ("The capital of Wyoming is **Cheyenne**.\n", 0, 0, [], "STOP", 17, None),
-    "gemini/thinking_function_call_signature": ("", 2, 0, [("now", {}, False)], "STOP", 212, None),
-    "gemini/thinking_reply_thought_summary": (None, 3, 0, [], "STOP", 598, None),
-    "gemini/thinking_thought_parts": (None, 4, 1, [], "STOP", 1290, None),
+    "gemini/text_basic": ("The capital of France is Paris.\n", 0, 0, [], "stop",
+                          Usage(13, 8, None, None, 21), None),
+    "gemini/text_basic_short_2_0": ("The capital of Wyoming is **Cheyenne**.\n", 0, 0, [], "stop",
+                                    Usage(7, 10, None, None, 17), None),
+    "gemini/thinking_function_call_signature": ("", 2, 0, [("now", {}, False)], "tool_calls",
+                                                Usage(38, 174, 168, None, 212), None),
+    "gemini/thinking_reply_thought_summary": (None, 3, 0, [], "stop", Usage(10, 588, 540, None, 598), None),
+    "gemini/thinking_thought_parts": (None, 4, 1, [], "stop", Usage(34, 1256, 787, None, 1290), None),
 }
+# The contract's finish reason for each native finish reason of the corpus streams that end cleanly.
+FINISH_REASONS = {"STOP": "stop", "MAX_TOKENS": "length"}
 
 
 @requires_corpus
@@ -177,7 +182,7 @@ def test_every_gemini_corpus_stream_has_an_expectation():
 @requires_corpus
 @pytest.mark.parametrize("name", sorted(GEMINI_CORPUS))
 async def test_corpus_stream(provider_server, name):
-    text, summaries, signatures, calls, finish, total, error = GEMINI_CORPUS[name]
+    text, summaries, signatures, calls, finish, usage, error = GEMINI_CORPUS[name]
     reply = Reply.from_corpus(CORPUS, name)
     out = await run_stream(provider_server, "google", reply)
     oracle = _oracle(reply.body)
@@ -190,9 +195,10 @@ async def test_corpus_stream(provider_server, name):
     assert out.call_summary == calls == oracle["calls"]
     if error is None:
         assert out.error is None
-        assert out.done["finish_reason"] == finish == oracle["finish"]
-        assert out.done["usage"] == oracle["usage"]
-        assert out.done["usage"].get("totalTokenCount") == total
+        native = FINISH_REASONS[oracle["finish"]]
+        assert out.done.finish_reason == finish == ("tool_calls" if calls and native == "stop" else native)
+        assert out.done.usage == usage
+        assert (usage and usage.total_tokens) == oracle["usage"].get("totalTokenCount")
     else:
         assert out.done is None
         assert (out.error.type, out.error.retryable, out.error.code) == error
@@ -214,9 +220,10 @@ GEMINI_ERRORS = {
     "errors/gemini_403_api_not_enabled": ("api_error", False),
     "errors/gemini_404_model_not_found": ("model_error", False),
     "errors/gemini_404_model_not_found_v1": ("model_error", False),
-    # Billing-worded quota 429s stay api_error (E3.3) but are retryable (the adapter's call).
-    "errors/gemini_429_resource_exhausted_help_only": ("api_error", True),
-    "errors/gemini_429_resource_exhausted_quota_retryinfo": ("api_error", True),
+    # A billing-worded quota 429 with nothing structured is an exhausted balance (not worth
+    # the same key again); with a per-minute QuotaFailure and a RetryInfo it is a rate limit.
+    "errors/gemini_429_resource_exhausted_help_only": ("api_error", False),
+    "errors/gemini_429_resource_exhausted_quota_retryinfo": ("rate_limit", True),
     "errors/gemini_503_unavailable_high_demand": ("provider_overloaded", True),
     "errors/gemini_503_unavailable_overloaded": ("provider_overloaded", True),
 }
@@ -244,7 +251,7 @@ async def test_corpus_error_body(provider_server, name):
 @requires_corpus
 @pytest.mark.parametrize("name", sorted(GEMINI_ERRORS))
 async def test_corpus_error_body_mid_stream_classifies_the_same(provider_server, name):
-    """E2: the same body inside a 200 stream gives the same type and retryable."""
+    """The same body inside a 200 stream gives the same type and retryable."""
     sidecar = json.loads((CORPUS / f"{name}.json").read_text())
     body = b'data: {"candidates":[{"content":{"parts":[{"text":"x"}]}}]}\r\n\r\n'
     body += b"data: " + json.dumps(sidecar["body"]).encode() + b"\r\n\r\n"

@@ -106,4 +106,4 @@ async def test_rotate_cli_re_encrypts_under_the_new_key(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "bot.vault", "rotate"], cwd=tmp_path,
                          env={**env, "BOT_ENCRYPTION_KEY": Fernet.generate_key().decode()},
                          capture_output=True, text=True, timeout=60)
-    assert bad.returncode == 2 and "cannot be re-encrypted" in bad.stderr
+    assert bad.returncode == 2 and "a stored API key cannot be" in bad.stderr

@@ -83,7 +83,8 @@ async def test_status_shows_route_chain_and_masked_health(fake_discord, bot_fact
             "2. google / `gemini-f`"]
         assert "**Server key pool**" in managed.content
         assert "anthropic `key-1` \u20265a5a: 0 ok, 0 errors (last: none), ready" in managed.content
-        assert "google `env-1` \u2026e4e4" in managed.content
+        # the operator's environment keys are never shown to a server's managers
+        assert "env-1" not in managed.content and "e4e4" not in managed.content
         # a member without Manage Server sees the route, never the pool
         member_view = await command(run, fake, "status", user=dave, permissions=NO_PERMISSIONS)
         assert "key pool" not in member_view.content and "\u20265a5a" not in member_view.content
@@ -94,7 +95,7 @@ async def test_status_shows_route_chain_and_masked_health(fake_discord, bot_fact
         assert blocked.content.splitlines()[1] == (
             "このサーバーでは自分のキーが必要です。/personal key-set と /personal model を使ってください。")
         form = await command(run, fake, "personal", sub("key-set"), user=dave, permissions=NO_PERMISSIONS)
-        await submit_modal(run, fake, form, "sk-dave-d4d4", user=dave, permissions=NO_PERMISSIONS)
+        await submit_modal(run, fake, form, "sk-dave-00000-d4d4", user=dave, permissions=NO_PERMISSIONS)
         await command(run, fake, "personal", sub("model", opt("provider", "openai"), opt("model", "gpt-d")),
                       user=dave, permissions=NO_PERMISSIONS)
         own = await command(run, fake, "status", user=dave, permissions=NO_PERMISSIONS)
@@ -102,5 +103,5 @@ async def test_status_shows_route_chain_and_masked_health(fake_discord, bot_fact
         "**Your route**", "Your own key and model:", "1. openai / `gpt-d`", "**Your key**",
         "openai `personal` \u2026d4d4: 0 ok, 0 errors (last: none), ready"]
     everything = "\n".join(m.content for m in fake.messages.values())
-    for secret in ("AIza-env-secret-e4e4", "sk-ant-pool-5a5a", "sk-dave-d4d4"):
+    for secret in ("AIza-env-secret-e4e4", "sk-ant-pool-5a5a", "sk-dave-00000-d4d4"):
         assert secret not in everything

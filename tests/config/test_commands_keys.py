@@ -180,8 +180,8 @@ async def test_remove_offers_this_servers_labels_to_managers_only(fake_discord, 
                                   permissions=permissions)
 
     async with running_bot(fake, bot) as run:
-        for provider, secret, label in (("openai", "sk-o-1111", "main"), ("openai", "sk-o-2222", "spare"),
-                                        ("google", "AIza-3333", "main")):
+        for provider, secret, label in (("openai", "sk-o-000000-1111", "main"), ("openai", "sk-o-000000-2222", "spare"),
+                                        ("google", "AIza-0000000-3333", "main")):
             form = await command(run, fake, "keys", sub("add", opt("provider", provider), opt("label", label)))
             await submit_modal(run, fake, form, secret)
         offered = await complete(MANAGE_SERVER, "")

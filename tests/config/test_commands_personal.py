@@ -9,7 +9,7 @@ from tests.config.discord_helpers import NO_PERMISSIONS, command, member, opt, s
 from tests.fakes.discord_harness import running_bot
 
 ALICE_KEY = "sk-CANARY-alice-a11ce"
-BOB_KEY = "sk-bob-0b0b"
+BOB_KEY = "sk-bob-000000-0b0b"
 
 
 async def rows(bot) -> dict[tuple[int, int | None], PersonalConfig]:
@@ -99,7 +99,7 @@ async def test_personal_commands_in_a_dm_use_the_global_scope(fake_discord, bot_
         here = await command(run, fake, "personal", sub("key-set", opt("scope", "server")), user=frank, dm=True)
         assert here.content == "This command works only inside a server."
         form = await command(run, fake, "personal", sub("key-set"), user=frank, dm=True)
-        done = await submit_modal(run, fake, form, "sk-frank-f4f4", user=frank, dm=True)
+        done = await submit_modal(run, fake, form, "sk-frank-0000-f4f4", user=frank, dm=True)
         assert done.content == "Your key (\u2026f4f4) is stored for all servers."
         await command(run, fake, "personal", sub("model", opt("provider", "google"), opt("model", "g-f")),
                       user=frank, dm=True)
@@ -111,3 +111,17 @@ async def test_personal_commands_in_a_dm_use_the_global_scope(fake_discord, bot_
     assert after.content.splitlines()[1:3] == ["Your own key and model:", "1. google / `g-f`"]
     assert in_server.content.splitlines()[1:3] == ["Your own key and model:", "1. google / `g-f`"]
     assert set(stored) == {(int(frank["id"]), None)}
+
+
+async def test_the_key_form_stores_for_whoever_submits_it(fake_discord, bot_factory):
+    """A form opened by one member and submitted by another stores the submitter's key only."""
+    fake = fake_discord
+    bot = bot_factory()
+    opener, submitter = member(fake, "gina"), member(fake, "hal")
+    async with running_bot(fake, bot) as run:
+        form = await command(run, fake, "personal", sub("key-set"), user=opener, permissions=NO_PERMISSIONS)
+        done = await submit_modal(run, fake, form, "sk-hal-000000-4a1a", user=submitter, permissions=NO_PERMISSIONS)
+        stored = await rows(bot)
+    assert done.content == "Your key (\u20264a1a) is stored for this server."
+    assert set(stored) == {(int(submitter["id"]), int(fake.guild_id))}
+    assert stored[(int(submitter["id"]), int(fake.guild_id))].last4 == "4a1a"

@@ -182,7 +182,7 @@ async def test_personal_scopes_touch_only_the_caller(sessions, vault):
         await repo.set_personal_key(s, vault, ALICE, G1, "sk-alice-g1-1111")
         await repo.set_personal_model(s, ALICE, G1, "openai", "gpt-a")
         await repo.set_personal_key(s, vault, ALICE, None, "sk-alice-global-2222")
-        await repo.set_personal_key(s, vault, BOB, G1, "sk-bob-3333")
+        await repo.set_personal_key(s, vault, BOB, G1, "sk-bob-secret-3333")
         await repo.set_personal_override(s, ALICE, G1, False)
         with pytest.raises(RepositoryError) as err:
             await repo.set_personal_override(s, BOB, G1, True)  # no model yet
@@ -300,3 +300,133 @@ async def test_custom_provider_needs_an_endpoint_first(sessions):
         route = await repo.resolve_server_route(s, env_settings(), G1)
     assert route.chain == (ModelTarget("openai", "gpt-x"),
                            ModelTarget("custom", "local-model", "https://llm.example.com/v1"))
+
+
+# ---- control characters never reach the database --------------------------------------------
+
+CONTROL = ["\x00", "\x1b", "\x7f", "\n", "\u0085"]
+
+
+@pytest.mark.parametrize("char", CONTROL)
+async def test_control_characters_refused_everywhere(sessions, vault, char):
+    calls = [
+        lambda s: repo.add_server_key(s, vault, G1, "openai", f"sk-nul{char}-key-1234"),
+        lambda s: repo.add_server_key(s, vault, G1, "openai", "sk-fine-key-1234", label=f"bad{char}label"),
+        lambda s: repo.set_text_model(s, G1, "openai", f"gpt{char}x"),
+        lambda s: repo.add_fallback(s, G1, "openai", f"gpt{char}x"),
+        lambda s: repo.set_custom_endpoint(s, G1, f"https://llm.exa{char}mple.com/v1", "m"),
+        lambda s: repo.set_custom_endpoint(s, G1, "https://llm.example.com/v1", f"m{char}x"),
+        lambda s: repo.set_personal_key(s, vault, ALICE, G1, f"sk-alice{char}-1234"),
+        lambda s: repo.set_personal_model(s, ALICE, None, "openai", f"gpt{char}p"),
+    ]
+    for call in calls:
+        async with sessions() as s, s.begin():
+            with pytest.raises(RepositoryError) as err:
+                await call(s)
+        assert err.value.code == "control_characters"
+    async with sessions() as s:
+        assert (await s.scalars(select(ServerApiKey))).all() == []
+        assert (await s.scalars(select(PersonalConfig))).all() == []
+        assert (await repo.get_server_settings(s, G1)).model is None
+
+
+async def test_surrounding_line_breaks_of_a_paste_are_trimmed_not_refused(sessions, vault):
+    async with sessions() as s, s.begin():
+        info = await repo.add_server_key(s, vault, G1, "openai", "\r\nsk-pasted-key-1234\n", label=" main\n")
+        await repo.set_text_model(s, G1, "openai", "gpt-x\n")
+    assert (info.label, info.masked) == ("main", "\u20261234")
+    async with sessions() as s:
+        assert [k.secret for k in await repo.usable_server_keys(s, vault, G1, "openai", NOW)] == [
+            "sk-pasted-key-1234"]
+        assert (await repo.get_server_settings(s, G1)).model == "gpt-x"
+
+
+async def test_lookups_with_control_characters_find_nothing(sessions, vault):
+    async with sessions() as s, s.begin():
+        await repo.add_server_key(s, vault, G1, "openai", "sk-kept-key-1234", label="main")
+    async with sessions() as s, s.begin():
+        assert await repo.remove_server_key(s, G1, "openai", "main\x00") is False
+        assert await repo.list_server_keys(s, G1, "open\x00ai") == []
+        with pytest.raises(RepositoryError) as err:
+            await repo.set_text_model(s, G1, "open\x00ai", "gpt-x")
+    assert err.value.code == "unknown_provider" and "\x00" not in str(err.value.params)
+    async with sessions() as s:
+        assert [k.label for k in await repo.list_server_keys(s, G1)] == ["main"]
+
+
+async def test_the_database_refuses_the_same_key_twice_in_a_pool(sessions, vault):
+    async with sessions() as s, s.begin():
+        await repo.add_server_key(s, vault, G1, "openai", "sk-unique-key-1234", label="a")
+        row = await s.scalar(select(ServerApiKey))
+        assert row.key_fingerprint == vault.key_fingerprint("sk-unique-key-1234")
+        assert "sk-unique" not in row.key_fingerprint
+    with pytest.raises(IntegrityError):
+        async with sessions() as s, s.begin():
+            s.add(ServerApiKey(guild_id=G1, provider="openai", label="b", encrypted_key=b"t",
+                               last4="1234", key_fingerprint=row.key_fingerprint))
+    async with sessions() as s, s.begin():  # another provider or server may hold it
+        await repo.add_server_key(s, vault, G1, "openrouter", "sk-unique-key-1234")
+        await repo.add_server_key(s, vault, G2, "openai", "sk-unique-key-1234")
+
+
+# ---- the operator's environment keys pay only for the operator's own default ----------------
+
+async def test_environment_keys_never_pay_for_a_model_the_server_picked(sessions, vault):
+    settings = env_settings(DEFAULT_TEXT_PROVIDER="openai", DEFAULT_TEXT_MODEL="gpt-env",
+                            DEFAULT_TEXT_API_KEYS="sk-env-aaaa1111")
+    async with sessions() as s, s.begin():
+        await repo.set_text_model(s, G1, "openai", "o1-pro")
+    async with sessions() as s:
+        route = await repo.resolve_active_route(s, settings, G1, ALICE)
+        assert route.blocked == "server_keys_required" and route.credential_source is None
+        assert await repo.server_key_pool(s, vault, settings, G1, ModelTarget("openai", "o1-pro"), NOW) == []
+        # even naming the operator's own model does not bring its keys back
+        assert await repo.server_key_pool(s, vault, settings, G1, ModelTarget("openai", "gpt-env"), NOW) == []
+        other = await repo.resolve_active_route(s, settings, G2, ALICE)
+        assert other.origin == "environment" and other.chain == (ModelTarget("openai", "gpt-env"),)
+        assert [k.secret for k in await repo.server_key_pool(s, vault, settings, G2, other.chain[0], NOW)] == [
+            "sk-env-aaaa1111"]
+    async with sessions() as s, s.begin():
+        await repo.add_server_key(s, vault, G1, "openai", "sk-server-bbbb2222")
+    async with sessions() as s:
+        route = await repo.resolve_active_route(s, settings, G1, ALICE)
+        assert route.blocked is None and route.chain == (ModelTarget("openai", "o1-pro"),)
+        pool = await repo.server_key_pool(s, vault, settings, G1, route.chain[0], NOW)
+    assert [k.secret for k in pool] == ["sk-server-bbbb2222"]
+
+
+@pytest.mark.parametrize("configure", ["fallback", "key", "model"])
+async def test_any_provider_configuration_ends_the_environment_default(sessions, vault, configure):
+    settings = env_settings(DEFAULT_TEXT_PROVIDER="google", DEFAULT_TEXT_MODEL="gemini-env",
+                            DEFAULT_TEXT_API_KEYS="AIza-env-cccc3333")
+    env_target = ModelTarget("google", "gemini-env")
+    async with sessions() as s, s.begin():
+        if configure == "fallback":
+            await repo.add_fallback(s, G1, "google", "gemini-env")
+        elif configure == "key":
+            await repo.add_server_key(s, vault, G1, "anthropic", "sk-ant-dddd4444")
+        else:
+            await repo.set_text_model(s, G1, "google", "gemini-env")
+    async with sessions() as s:
+        route = await repo.resolve_active_route(s, settings, G1, ALICE)
+        assert route.origin != "environment"
+        assert route.blocked in ("server_keys_required", "no_route")
+        assert await repo.server_key_pool(s, vault, settings, G1, env_target, NOW) == []
+
+
+async def test_environment_default_keeps_the_operator_address_for_every_provider(sessions, vault):
+    gateway = "https://gateway.example.com/v1"
+    settings = env_settings(DEFAULT_TEXT_PROVIDER="openai", DEFAULT_TEXT_MODEL="gpt-env",
+                            DEFAULT_TEXT_BASE_URL=gateway, DEFAULT_TEXT_API_KEYS="sk-env-eeee5555")
+    async with sessions() as s:
+        route = await repo.resolve_active_route(s, settings, G1, ALICE)
+        assert route.chain == (ModelTarget("openai", "gpt-env", gateway),)
+        assert [k.secret for k in await repo.server_key_pool(s, vault, settings, G1, route.chain[0], NOW)] == [
+            "sk-env-eeee5555"]
+        # the same provider and model at the public address is not the operator's default
+        assert await repo.server_key_pool(s, vault, settings, G1, ModelTarget("openai", "gpt-env"), NOW) == []
+    async with sessions() as s, s.begin():
+        await repo.set_text_model(s, G1, "openai", "gpt-env")
+    async with sessions() as s:
+        route = await repo.resolve_active_route(s, settings, G1, ALICE)
+    assert route.blocked == "server_keys_required"

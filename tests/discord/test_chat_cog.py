@@ -9,6 +9,8 @@ from contextlib import asynccontextmanager
 import discord
 from discord.ext import commands
 
+from bot.answers import RunningAnswers
+from bot.app import credentials_for
 from bot.cogs.chat import ChatCog, addresses_bot, chain_messages, strip_bot_mention
 from bot.settings import Settings, load_settings
 from providers.types import Message
@@ -20,15 +22,20 @@ from tests.fakes.provider_server import ProviderReplayServer, Reply
 
 
 class ChatBot(commands.Bot):
+    """The chat cog alone in a bot without a database: the environment default answers."""
+
     def __init__(self, settings: Settings) -> None:
         intents = discord.Intents.default()
         intents.message_content = True
         super().__init__(command_prefix=commands.when_mentioned, intents=intents,
                          allowed_mentions=discord.AllowedMentions.none(), **fast_ready_kwargs())
-        self.chat_settings = settings
+        self.settings = settings
+        self.sessions = None
+        self.credentials = credentials_for(None, None, settings)
+        self.answers = RunningAnswers()
 
     async def setup_hook(self) -> None:
-        await self.add_cog(ChatCog(self, settings=self.chat_settings))
+        await self.add_cog(ChatCog(self))
 
 
 def settings_for(provider_server: ProviderReplayServer | None, **extra: str) -> Settings:
@@ -75,9 +82,10 @@ async def test_stop_keeps_what_was_said(fake_discord: FakeDiscord,
         cog = run.bot.get_cog("ChatCog")
         await fake.send_user_message(f"{mention(fake)} count", mention_bot=True)
         await run.wait_for(lambda: len(answer_messages(fake)) == 1 and "word20" in answer_messages(fake)[0].content)
-        assert cog.request_stop(int(fake.channel_id))
+        running = cog.answers.in_channel(int(fake.channel_id))
+        assert cog.answers.fire(running, "stop") == 1
         await run.wait_for(lambda: "▌" not in answer_messages(fake)[0].content)
-        assert not cog.request_stop(int(fake.channel_id))  # the answer has ended
+        assert cog.answers.in_channel(int(fake.channel_id)) == []  # the answer has ended
         await asyncio.sleep(0.3)
     [reply] = answer_messages(fake)
     assert "word20" in reply.content

@@ -2,7 +2,7 @@
 
 Keys are found as string literals that are exactly a dotted key under bot/, stream/ and
 providers/ (a docstring mentioning a key does not count), plus the keys the error
-presentation builds itself (the `_personal` forms), taken from its own tables.
+embed builds itself (the `_personal` forms), taken from its own tables.
 A domain is checked once any catalog of it exists; then it must exist in en and ja.
 """
 
@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
+from bot.errors import possible_keys
 from providers.i18n import DOMAINS, Catalogs, domain_for
-from stream.error_presentation import possible_keys
 
 ROOT = Path(__file__).resolve().parents[2]
 CODE_DIRS = ("bot", "stream", "providers")

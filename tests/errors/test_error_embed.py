@@ -5,31 +5,31 @@ from __future__ import annotations
 import discord
 import pytest
 
+from bot.discord_limits import EMBED_DESCRIPTION_LIMIT, EMBED_FIELD_VALUE_LIMIT, EMBED_TOTAL_LIMIT
 from bot.error_embed import (
     embed_from_spec,
     locale_for_interaction,
     locale_for_message,
     render_error_embed,
 )
-from providers.i18n import t
-from providers.types import ProviderError
-from stream.error_embed_spec import (
+from bot.errors import (
+    ErrorPresentation,
+    ErrorScene,
+    error_embed,
+    possible_keys,
+    resolve_presentation,
+)
+from bot.errors.embed import (
     CONTINUATION_NAME,
-    EMBED_TOTAL_LIMIT,
-    FIELD_VALUE_LIMIT,
-    KIND_COLORS,
-    RED,
     build_error_embed_spec,
     embed_size,
-    error_embed_renderer,
     kind_color,
     tip_fields,
 )
-from stream.error_presentation import (
-    ErrorPresentation,
-    possible_keys,
-    resolve_provider_error_presentation,
-)
+from bot.errors.tables import KIND_COLORS, RED
+from providers.errors import classify_error_body
+from providers.i18n import t
+from providers.types import ProviderError
 from tests.fakes.discord_harness import fast_ready_kwargs, running_bot
 from tests.fakes.discord_server import FakeDiscord
 
@@ -65,27 +65,28 @@ def test_uncatalogued_locale_falls_back_to_english():
 def test_many_tips_spread_over_fields_within_limits(locale):
     spec = build_error_embed_spec(presentation(tip_keys=ALL_TIPS, detail="d" * 3000), locale)
     assert len(spec.fields) >= 2
-    assert all(len(value) <= FIELD_VALUE_LIMIT for _, value in spec.fields)
+    assert all(len(value) <= EMBED_FIELD_VALUE_LIMIT for _, value in spec.fields)
     assert [name for name, _ in spec.fields[1:]] == [CONTINUATION_NAME] * (len(spec.fields) - 1)
     lines = [line for _, value in spec.fields for line in value.split("\n")]
     assert lines == [f"• {t(k, locale)}" for k in ALL_TIPS]  # every tip whole, in order
     assert embed_size(spec) <= EMBED_TOTAL_LIMIT
-    assert len(spec.description) <= 4096
+    assert len(spec.description) <= EMBED_DESCRIPTION_LIMIT
 
 
 def test_oversized_parts_are_trimmed_to_discords_limits():
     spec = build_error_embed_spec(presentation(headline="h" * 5000, detail="d" * 5000), "en")
-    assert len(spec.description) <= 4096 and spec.description.endswith("…")
+    assert len(spec.description) <= EMBED_DESCRIPTION_LIMIT and spec.description.endswith("…")
     assert embed_size(spec) <= EMBED_TOTAL_LIMIT
     fields = tip_fields(["x" * 3000, "short"], "Tips")
-    assert [len(v) for _, v in fields] == [FIELD_VALUE_LIMIT, len("• short")]
+    assert [len(v) for _, v in fields] == [EMBED_FIELD_VALUE_LIMIT, len("• short")]
 
 
 def test_colour_by_kind():
-    assert len({KIND_COLORS[k] for k in ("api_error", "rate_limit", "balance_exhausted",
+    assert len({KIND_COLORS[k] for k in ("request_refused", "rate_limit", "balance_exhausted",
                                           "content_blocked", "context_length", "model_error")}) == 6
-    assert kind_color("rate_limit") == kind_color("timeout") == kind_color("provider_overloaded")
-    assert kind_color("balance_exhausted") == kind_color("credit_limit")
+    assert kind_color("rate_limit") == kind_color("timeout") == kind_color("overloaded") == kind_color("transient")
+    assert kind_color("balance_exhausted") == kind_color("credit_limit") == kind_color("billing")
+    assert kind_color("invalid_key") == kind_color("request_refused") == RED
     assert kind_color("something_new") == RED
 
 
@@ -114,9 +115,9 @@ HELD = "pool-key-CANARY-held-0042"
 
 
 def failing_error() -> ProviderError:
-    return ProviderError(
-        type="api_error", message=f"Insufficient Balance (key {CANARY}, pool {HELD})", retryable=False,
-        code="invalid_request_error", status=402, provider="deepseek")
+    return classify_error_body(provider="deepseek", status=402, body={"error": {
+        "message": f"Insufficient Balance (key {CANARY}, pool {HELD})", "type": "unknown_error",
+        "code": "invalid_request_error"}})
 
 
 class ErrorEmbedClient(discord.Client):
@@ -133,14 +134,13 @@ class ErrorEmbedClient(discord.Client):
             return
         locale = locale_for_message(message)
         self.locales.append(locale)
-        p = resolve_provider_error_presentation(
-            failing_error(), credential_source="personal", locale=locale, known_secrets=[HELD])
-        await message.reply(embed=render_error_embed(p, locale))
+        scene = ErrorScene(locale=locale, credential_source="personal", known_secrets=(HELD,))
+        await message.reply(embed=render_error_embed(resolve_presentation(failing_error(), scene), locale))
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         locale = locale_for_interaction(interaction)
         self.locales.append(locale)
-        p = resolve_provider_error_presentation(failing_error(), locale=locale, known_secrets=[HELD])
+        p = resolve_presentation(failing_error(), ErrorScene(locale=locale, known_secrets=(HELD,)))
         await interaction.response.send_message(embed=render_error_embed(p, locale), ephemeral=True)
 
 
@@ -180,14 +180,16 @@ async def test_slash_command_answer_uses_the_interactions_locale(locale, title):
     assert "CANARY" not in str(response)
 
 
-def test_renderer_for_the_orchestrator_binds_scope_locale_and_secrets():
-    render = error_embed_renderer(locale="ja", credential_source="personal", known_secrets=[HELD])
-    spec = render(failing_error())
+def test_the_turns_entry_point_binds_scope_locale_and_secrets():
+    spec = error_embed(failing_error(), ErrorScene(locale="ja", credential_source="personal",
+                                                    known_secrets=(HELD,)))
     assert spec.title == "プロバイダーの残高がありません"
     assert t("genai.tips.disable_personal_text_override", "ja") in spec.fields[0][1]
     assert "CANARY" not in str(spec)
-    server = error_embed_renderer(locale=None, fallback_chain=["m2"])(
-        ProviderError(type="rate_limit", message="slow", retryable=True, code="429", provider="openai"))
+    rate = ProviderError(type="rate_limit", message="slow", retryable=True, code="429", provider="openai")
+    server = error_embed(rate, ErrorScene(fallback_chain=("m2",)))
     assert server.title == "Rate limited"
     assert t("genai.tips.api_key_rotation", "en") in server.fields[0][1]
     assert t("genai.tips.model_fallback", "en") not in server.fields[0][1]
+    assert error_embed(rate, ErrorScene(rotation_keys_exhausted=True)).title == t(
+        "genai.stream.rate_limit_title_all_rotation_keys", "en")

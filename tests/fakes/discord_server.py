@@ -113,6 +113,8 @@ class FakeDiscord:
         self.channel_id = snowflake()
         self.thought_channel_id = snowflake()
         self.dm_channel_id = snowflake()
+        # Channel id -> Discord permission overwrites sent with the guild (set before the bot starts).
+        self.channel_overwrites: dict[str, list[dict[str, Any]]] = {}
         self.messages: dict[str, StoredMessage] = {}
         self.requests: list[RequestRecord] = []
         self.rate_limited: list[RequestRecord] = []
@@ -255,7 +257,7 @@ class FakeDiscord:
 
     def _channel(self, cid: str, name: str, position: int) -> dict[str, Any]:
         return {"id": cid, "type": 0, "guild_id": self.guild_id, "name": name, "position": position,
-                "permission_overwrites": [], "nsfw": False, "parent_id": None}
+                "permission_overwrites": self.channel_overwrites.get(cid, []), "nsfw": False, "parent_id": None}
 
     def guild_payload(self) -> dict[str, Any]:
         joined = _now_iso()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import AsyncIterator, Iterable
 
-from providers.types import FunctionCall, ProcessedChunk, ProviderError
+from providers.types import FinishReason, FunctionCall, ProcessedChunk, ProviderError, Usage
 from stream.buffer import MessageDelivery
 from stream.orchestrator import StreamResult, run_stream
 from tests.stream.fakes import MemorySink, VirtualClock
@@ -17,8 +17,8 @@ def text_chunk(content: str) -> ProcessedChunk:
     return ProcessedChunk(type="text", content=content)
 
 
-def done_chunk(usage: dict | None = None, reason: str = "stop") -> ProcessedChunk:
-    return ProcessedChunk(type="done", metadata={"finish_reason": reason, "usage": usage})
+def done_chunk(usage: Usage | None = None, reason: FinishReason = "stop") -> ProcessedChunk:
+    return ProcessedChunk(type="done", finish_reason=reason, usage=usage)
 
 
 def call_chunk(name: str, **args: object) -> ProcessedChunk:
@@ -69,7 +69,7 @@ async def stream_into(
     """One stream through a fresh delivery; call inside `clock.run`."""
     delivery = MessageDelivery(sink, clock=clock, **(delivery_args or {}))
     script = Script(clock, chunks, gap)
-    result = await run_stream(script.__aiter__(), delivery, clock=clock, **run_args)
+    result = await run_stream(script.__aiter__(), delivery, **run_args)
     return result, sink, delivery, script
 
 

@@ -51,14 +51,11 @@ async def test_fast_6000_character_stream_with_a_code_fence():
 
 
 async def test_first_text_is_sent_as_a_reply_at_once():
-    first_messages = []
     chunks = [text_chunk("Hello"), text_chunk(" there"), done_chunk()]
-    result, sink, _, _ = await drive(
-        chunks, gap=0.5, delivery_args={"on_first_message": first_messages.append}
-    )
+    result, sink, _, _ = await drive(chunks, gap=0.5)
     first = sink.ops[0]
     assert (first.kind, first.reply, first.time, first.content) == ("send", True, 0.5, "Hello" + STREAMING_INDICATOR)
-    assert first_messages == [result.messages[0]]
+    assert [op.message_id for op in sink.ops if op.kind == "send"][:1] == [m.id for m in result.messages[:1]]
     assert sink.texts() == ["Hello there"]
 
 

@@ -1,4 +1,4 @@
-"""run_stream routing and outcomes: calls, errors, stop, follow-up, usage, robustness."""
+"""run_stream routing and outcomes: calls, errors, interrupts, usage, robustness."""
 
 from __future__ import annotations
 
@@ -8,11 +8,10 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from providers.types import ProcessedChunk, ThoughtLogEntry
+from providers.types import ProcessedChunk, ThoughtLogEntry, Usage
 from stream.buffer import STREAMING_INDICATOR, MessageDelivery
+from stream.interrupt import Interrupt
 from stream.orchestrator import run_stream
-from stream.sink import EmbedSpec
-from stream.usage import Usage
 from tests.stream.fakes import MemorySink, VirtualClock
 from tests.stream.helpers import (
     call_chunk,
@@ -20,6 +19,7 @@ from tests.stream.helpers import (
     drive,
     error_chunk,
     pieces,
+    stream_into,
     text_chunk,
 )
 
@@ -40,14 +40,10 @@ async def test_parallel_function_calls_are_all_collected_in_order():
     assert sink.texts() == ["Let me check."] and result.finish_reason == "tool_calls"
 
 
-async def test_usage_is_normalized_and_the_latest_report_wins():
-    chunks = [
-        ProcessedChunk(type="text", content="Hi", metadata={"usage": {"input_tokens": 12, "output_tokens": 1}}),
-        ProcessedChunk(type="text", content="!", metadata={"usage": {"input_tokens": 12, "output_tokens": 7}}),
-        done_chunk(usage={"output_tokens": 9}),
-    ]
-    result, *_ = await drive(chunks)
-    assert result.usage == Usage(prompt_tokens=12, completion_tokens=9, total_tokens=21)
+async def test_the_done_chunk_brings_usage_and_finish_reason():
+    usage = Usage(input_tokens=100, output_tokens=50, reasoning_tokens=30, cached_input_tokens=40, total_tokens=150)
+    result, *_ = await drive([text_chunk("Hi"), done_chunk(usage=usage, reason="length")])
+    assert result.usage == usage and result.finish_reason == "length"
 
 
 async def test_empty_response_when_nothing_visible_arrives():
@@ -60,72 +56,56 @@ async def test_empty_response_when_nothing_visible_arrives():
 async def test_stop_mid_stream_keeps_what_was_said():
     text = "".join(f"token{i} " for i in range(40))
     chunks = [text_chunk(p) for p in pieces(text, 7)] + [done_chunk()]
-    seen = []
+    interrupt = Interrupt()
 
-    def should_stop() -> bool:
-        return len(seen) >= 20
+    clock = VirtualClock()
 
-    result, sink, _, script = await drive(chunks, gap=0.1, should_stop=should_stop, on_progress=lambda: seen.append(1))
+    async def stop_later():
+        await clock.sleep(2.05)  # chunks arrive every 0.1 s: 20 of them by then
+        interrupt.fire("stop")
+
+    async def scenario():
+        presser = asyncio.ensure_future(stop_later())
+        outcome = await stream_into(chunks, clock, MemorySink(clock, latency=0.05), gap=0.1, interrupt=interrupt)
+        await presser
+        return outcome
+
+    result, sink, _, script = await clock.run(scenario())
     said = "".join(pieces(text, 7)[:20])
-    assert result.status == "stopped_by_user"
+    assert result.status == "interrupted" and result.interrupted == "stop"
     assert result.text == said and sink.texts() == [said.strip()]
     assert script.closed and script.yielded == 20
 
 
-async def test_follow_up_interrupts_the_turn():
-    chunks = [text_chunk("first "), text_chunk("second "), text_chunk("third"), done_chunk()]
-    count = []
-    result, sink, _, script = await drive(
-        chunks, follow_up=lambda: len(count) >= 2, on_progress=lambda: count.append(1)
-    )
-    assert result.status == "follow_up_interrupt"
-    assert result.text == "first second " and script.closed
+async def test_an_interrupt_fired_before_a_chunk_is_seen_at_the_next_chunk():
+    interrupt = Interrupt()
+    interrupt.fire("follow_up")
+    assert not interrupt.fire("stop")  # the first reason wins
+    result, sink, _, script = await drive([text_chunk("first "), text_chunk("second"), done_chunk()],
+                                          interrupt=interrupt)
+    assert result.status == "interrupted" and result.interrupted == "follow_up"
+    assert result.text == "" and script.yielded == 0 and sink.ops == []
 
 
-async def test_error_after_partial_text_keeps_it_and_marks_it_interrupted():
-    chunks = [text_chunk("Half an ans"), text_chunk("wer"), error_chunk()]
-    result, sink, _, _ = await drive(chunks, gap=0.5)
-    assert result.status == "error" and result.error.type == "provider_overloaded"
-    assert sink.texts() == ["Half an answer\n\n*The response was interrupted by an error.*"]
-    assert result.error_shown
-    embed = next(iter(sink.embeds.values()))
-    assert embed.description == "`provider_overloaded` (overloaded)"
-    assert "upstream failed" not in embed.description  # raw messages are not shown by default
-
-
-async def test_interrupted_note_follows_the_locale_and_a_custom_embed_is_used():
-    custom = EmbedSpec(title="Overloaded", description="try later")
-    result, sink, _, _ = await drive(
-        [text_chunk("途中まで"), error_chunk()], locale="ja", render_error=lambda error: custom
-    )
-    assert sink.texts() == ["途中まで\n\n*エラーのため応答が中断されました。*"]
-    assert list(sink.embeds.values()) == [custom]
-
-
-async def test_error_before_any_text_is_an_embed_reply():
-    result, sink, _, _ = await drive([error_chunk("rate_limit", "429")])
-    assert result.status == "error" and sink.texts() == []
-    assert [(op.kind, op.reply) for op in sink.ops] == [("embed", True)]
-
-
-async def test_suppressed_error_shows_nothing_and_retract_deletes_the_partial_answer():
+async def test_an_error_is_returned_not_rendered_and_retract_deletes_the_partial_answer():
     text = "partial " * 300
     chunks = [text_chunk(p) for p in pieces(text, 40)] + [error_chunk()]
-    result, sink, delivery, _ = await drive(chunks, suppress_errors=True)
-    assert result.status == "error" and not result.error_shown
+    result, sink, delivery, _ = await drive(chunks)
+    assert result.status == "error" and result.error.type == "provider_overloaded"
     assert sink.embeds == {} and not any("interrupted" in t for t in sink.texts())
-    assert len(sink.texts()) == 2
+    assert len(sink.texts()) == 2 and not any(t.endswith(STREAMING_INDICATOR) for t in sink.texts())
     await sink.clock.run(delivery.retract())
     assert sink.texts() == [] and [op.kind for op in sink.ops].count("delete") == 2
 
 
-async def test_timeout_error_chunk_and_idle_timeout_become_timeout():
+async def test_an_error_before_any_text_posts_nothing():
+    result, sink, _, _ = await drive([error_chunk("rate_limit", "429")])
+    assert result.status == "error" and sink.ops == []
+
+
+async def test_timeout_error_chunk_becomes_timeout():
     result, *_ = await drive([text_chunk("a"), error_chunk("timeout", "timeout")])
-    assert result.status == "timeout"
-    clock = VirtualClock()
-    result, sink, _, _ = await drive([text_chunk("slow")], gap=100.0, clock=clock, idle_timeout=30.0)
-    assert result.status == "timeout" and result.error.code == "stream_idle_timeout"
-    assert clock.now() < 100.0
+    assert result.status == "timeout" and result.error.kind == "timeout"
 
 
 async def test_thoughts_and_serving_provider_are_recorded():
@@ -144,21 +124,15 @@ async def test_thoughts_and_serving_provider_are_recorded():
     assert result.serving_provider == "minimax" and result.status == "completed"
 
 
-async def test_it_never_raises_when_callbacks_or_the_sink_misbehave():
+async def test_it_never_raises_when_the_sink_misbehaves():
     class BrokenSink(MemorySink):
         async def edit(self, message, content):
             raise RuntimeError("sink bug")
 
-    def explode() -> bool:
-        raise ValueError("callback bug")
-
     clock = VirtualClock()
     sink = BrokenSink(clock)
     chunks = [text_chunk(p) for p in pieces("some words " * 30, 11)] + [done_chunk()]
-    result, sink, _, _ = await drive(
-        chunks, gap=0.5, clock=clock, sink=sink, should_stop=explode, follow_up=explode,
-        on_progress=explode, render_error=explode,
-    )
+    result, sink, _, _ = await drive(chunks, gap=0.5, clock=clock, sink=sink)
     assert result.status == "completed"
     assert result.delivery_failure == "internal"
 
@@ -172,9 +146,9 @@ async def test_a_failing_chunk_iterator_becomes_an_error_result():
         raise KeyError("adapter bug")
 
     delivery = MessageDelivery(sink, clock=clock)
-    result = await clock.run(run_stream(broken(), delivery, clock=clock))
+    result = await clock.run(run_stream(broken(), delivery))
     assert result.status == "error" and result.error.code == "stream_internal"
-    assert sink.texts() == ["before\n\n*The response was interrupted by an error.*"]
+    assert sink.texts() == ["before"]
 
 
 async def test_streaming_indicator_shows_while_text_comes_and_is_removed_at_the_end():
@@ -193,11 +167,11 @@ async def test_tool_loop_can_continue_in_the_same_messages():
     async def turn():
         first = await run_stream(
             _aiter([text_chunk("Checking the time. "), call_chunk("get_time"), done_chunk()]),
-            delivery, clock=clock, continue_after_calls=True,
+            delivery, keep_open_for_calls=True,
         )
         assert first.status == "function_call"
         assert sink.texts() == ["Checking the time." + STREAMING_INDICATOR]
-        return await run_stream(_aiter([text_chunk("It is noon."), done_chunk()]), delivery, clock=clock)
+        return await run_stream(_aiter([text_chunk("It is noon."), done_chunk()]), delivery)
 
     second = await clock.run(turn())
     assert second.status == "completed"
@@ -215,7 +189,7 @@ async def test_cancellation_still_removes_the_indicator():
         await clock.sleep(1000)
 
     async def scenario():
-        task = asyncio.ensure_future(run_stream(endless(), delivery, clock=clock))
+        task = asyncio.ensure_future(run_stream(endless(), delivery))
         await clock.sleep(5)
         task.cancel()
         try:
@@ -244,8 +218,8 @@ chunk_specs = st.lists(
 
 
 @settings(max_examples=120, deadline=None)
-@given(chunk_specs, st.booleans())
-def test_outcome_follows_the_chunks(specs, suppress):
+@given(chunk_specs)
+def test_outcome_follows_the_chunks(specs):
     chunks, expected_calls, visible_before_error, error_kind, last_usage = [], [], [], None, None
     for kind, value in specs:
         if kind == "text":
@@ -253,7 +227,7 @@ def test_outcome_follows_the_chunks(specs, suppress):
         elif kind == "call":
             chunks.append(call_chunk(value))
         elif kind == "usage":
-            chunks.append(done_chunk(usage={"prompt_tokens": 1, "completion_tokens": value}))
+            chunks.append(done_chunk(usage=Usage(input_tokens=1, output_tokens=value)))
         else:
             chunks.append(error_chunk(value, value))
         if error_kind is None:
@@ -269,7 +243,7 @@ def test_outcome_follows_the_chunks(specs, suppress):
     async def go():
         clock = VirtualClock(settle=20)
         return await drive(chunks, gap=0.3, clock=clock, sink=MemorySink(clock, latency=0.02),
-                           delivery_args={"limit": 120}, suppress_errors=suppress)
+                           delivery_args={"limit": 120})
 
     result, sink, _, _ = asyncio.run(go())
     visible = "".join(visible_before_error).replace("<think>t</think>", "")
@@ -277,23 +251,23 @@ def test_outcome_follows_the_chunks(specs, suppress):
     assert [c.name for c in result.function_calls] == expected_calls
     if error_kind is not None:
         assert result.status == ("timeout" if error_kind == "timeout" else "error")
-        assert result.error_shown is not suppress
+        assert result.error.type == error_kind
     elif expected_calls:
         assert result.status == "function_call"
     else:
         assert result.status == ("completed" if visible.strip() else "empty_response")
     if last_usage is not None:
-        assert result.usage.completion_tokens == last_usage
+        assert result.usage.output_tokens == last_usage
     assert sink.violations == 0 and sink.invalid == []
-    shown = "".join(sink.texts()).replace("*The response was interrupted by an error.*", "")
+    shown = "".join(sink.texts())
     assert re.sub(r"\s+", "", shown) == re.sub(r"\s+", "", visible)
 
 
-async def test_stop_event_interrupts_a_silent_provider():
+async def test_an_interrupt_ends_a_silent_provider_at_once():
     clock = VirtualClock()
     sink = MemorySink(clock)
     delivery = MessageDelivery(sink, clock=clock)
-    stop = asyncio.Event()
+    stop = Interrupt()
     closed = []
 
     async def thinking_silently():
@@ -307,25 +281,23 @@ async def test_stop_event_interrupts_a_silent_provider():
     async def scenario():
         async def press_stop():
             await clock.sleep(3)
-            stop.set()
+            stop.fire("stop")
 
         presser = asyncio.ensure_future(press_stop())
-        result = await run_stream(thinking_silently(), delivery, clock=clock, stop_event=stop)
+        result = await run_stream(thinking_silently(), delivery, stop)
         await presser
         return result
 
     result = await clock.run(scenario())
-    assert result.status == "stopped_by_user" and clock.now() < 10
+    assert result.status == "interrupted" and result.interrupted == "stop" and clock.now() < 10
     assert sink.texts() == ["Let me think"] and closed == [True]
 
 
-async def test_follow_up_event_and_unset_events_change_nothing_else():
-    follow = asyncio.Event()
-    result, sink, _, _ = await drive(
-        [text_chunk("all "), text_chunk("of it"), done_chunk()], gap=0.5,
-        stop_event=asyncio.Event(), follow_up_event=follow,
-    )
-    assert result.status == "completed" and sink.texts() == ["all of it"]
-    follow.set()
-    result, *_ = await drive([text_chunk("late")], gap=1.0, follow_up_event=follow)
-    assert result.status == "follow_up_interrupt" and result.text == ""
+async def test_an_unfired_interrupt_changes_nothing_and_a_late_one_is_seen():
+    interrupt = Interrupt()
+    result, sink, _, _ = await drive([text_chunk("all "), text_chunk("of it"), done_chunk()], gap=0.5,
+                                     interrupt=interrupt)
+    assert result.status == "completed" and sink.texts() == ["all of it"] and result.interrupted is None
+    interrupt.fire("shutdown")
+    result, *_ = await drive([text_chunk("late")], gap=1.0, interrupt=interrupt)
+    assert result.status == "interrupted" and result.interrupted == "shutdown" and result.text == ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import random
 from datetime import UTC, datetime
 
@@ -101,16 +102,45 @@ async def test_recent_messages_reads_only_the_current_channel(fake_discord: Fake
         await fake.send_user_message("secret elsewhere", channel_id=fake.thought_channel_id)
         for i in range(23):
             await fake.send_user_message(f"message {i}")
+        asking = asyncio.ensure_future(client.wait_for("message", check=lambda m: m.content.startswith("xxx")))
         await fake.send_user_message("x" * (CONTENT_LIMIT + 50))
+        asker = (await asking).author  # a Member, as the chat cog gets it
         channel = client.get_channel(int(fake.channel_id))
-        out = await recent_channel_messages(RecentMessagesArgs(count=3), ToolContext(channel=channel))
+        out = await recent_channel_messages(RecentMessagesArgs(count=3), ToolContext(channel, asker))
         assert out == {"messages": [
             {"author": "Alice", "content": "message 21"}, {"author": "Alice", "content": "message 22"},
             {"author": "Alice", "content": "x" * (CONTENT_LIMIT - 1) + "…"}]}
-        full = await recent_channel_messages(RecentMessagesArgs(count=20), ToolContext(channel=channel))
+        full = await recent_channel_messages(RecentMessagesArgs(count=20), ToolContext(channel, asker))
         contents = [m["content"] for m in full["messages"]]
         assert len(contents) == 20 and contents[0] == "message 4"
         assert "secret elsewhere" not in contents
         fake.fail("GET", rf"/channels/{fake.channel_id}/messages", 403, code=50001, message="Missing Access")
         with pytest.raises(ToolError, match="cannot read"):
-            await recent_channel_messages(RecentMessagesArgs(), ToolContext(channel=channel))
+            await recent_channel_messages(RecentMessagesArgs(), ToolContext(channel, asker))
+
+
+READ_MESSAGE_HISTORY = 1 << 16
+
+
+async def test_recent_messages_need_the_askers_own_history_permission(fake_discord: FakeDiscord) -> None:  # noqa: F811
+    fake = fake_discord
+    fake.channel_overwrites[fake.channel_id] = [
+        {"id": fake.member_user["id"], "type": 1, "allow": "0", "deny": str(READ_MESSAGE_HISTORY)}]
+    intents = discord.Intents.default()
+    intents.message_content = True
+    client = discord.Client(intents=intents, **fast_ready_kwargs())
+    async with running_bot(fake, client):
+        said = asyncio.ensure_future(client.wait_for("message", check=lambda m: m.author.id == int(fake.owner["id"])))
+        await fake.send_user_message("said before alice could see", author=fake.owner)
+        owner = (await said).author
+        asked = asyncio.ensure_future(client.wait_for("message", check=lambda m: m.content == "what was said?"))
+        await fake.send_user_message("what was said?")
+        alice = (await asked).author
+        channel = client.get_channel(int(fake.channel_id))
+        assert isinstance(alice, discord.Member) and isinstance(owner, discord.Member)
+        with pytest.raises(ToolError, match="may not read this channel's message history"):
+            await recent_channel_messages(RecentMessagesArgs(), ToolContext(channel, alice))
+        with pytest.raises(ToolError, match="may not read"):  # no member to check: refused too
+            await recent_channel_messages(RecentMessagesArgs(), ToolContext(channel))
+        allowed = await recent_channel_messages(RecentMessagesArgs(count=2), ToolContext(channel, owner))
+        assert allowed["messages"][0]["content"] == "said before alice could see"

@@ -10,4 +10,11 @@ from tests.fakes.discord_harness import fake_discord, llmbot_factory  # noqa: F4
 
 @pytest.fixture
 def turn_bot(tmp_path):
-    return llmbot_factory(tmp_path, "turn.sqlite3")
+    """`turn_bot(**settings)`: the replay provider lives on 127.0.0.1, so private
+    endpoints are allowed (the operator's switch) unless a test says otherwise."""
+    make = llmbot_factory(tmp_path, "turn.sqlite3")
+
+    def turn_bot_with(**env):
+        return make(**{"ALLOW_PRIVATE_ENDPOINTS": "true", **env})
+
+    return turn_bot_with

@@ -10,7 +10,6 @@ from sqlalchemy import select
 from bot import repo
 from bot.db.models import PersonalConfig, ServerApiKey
 from bot.repo.common import as_utc
-from bot.vault import Vault
 from tests.discord.chat_checks import answer_messages
 from tests.fakes.discord_server import FakeDiscord, StoredMessage
 from tests.fakes.provider_server import ProviderReplayServer, Reply
@@ -23,7 +22,7 @@ async def configure_server(bot, fake: FakeDiscord, server: ProviderReplayServer,
                            fallbacks: tuple[str, ...] = ()) -> None:
     """A custom endpoint on the replay server, a key pool and a fallback chain."""
     guild = int(fake.guild_id)
-    vault = Vault(bot.encryption_keys)
+    vault = bot.vault
     async with bot.sessions() as session, session.begin():
         await repo.set_custom_endpoint(session, guild, f"{server.url}/v1", model)
         for secret in keys:
@@ -35,7 +34,7 @@ async def configure_server(bot, fake: FakeDiscord, server: ProviderReplayServer,
 async def configure_personal(bot, fake: FakeDiscord, secret: str, *, provider: str = "anthropic",
                              model: str = "claude-personal", server_fallback: bool = True) -> None:
     guild, user = int(fake.guild_id), int(fake.member_user["id"])
-    vault = Vault(bot.encryption_keys)
+    vault = bot.vault
     async with bot.sessions() as session, session.begin():
         await repo.set_personal_key(session, vault, user, guild, secret)
         await repo.set_personal_model(session, user, guild, provider, model)
@@ -44,10 +43,10 @@ async def configure_personal(bot, fake: FakeDiscord, secret: str, *, provider: s
 
 
 async def server_keys(bot) -> dict[str, ServerApiKey]:
-    """Stored pool rows by their last four characters."""
+    """Stored pool rows by the last four characters of their (decrypted) key."""
     async with bot.sessions() as session:
         rows = await session.scalars(select(ServerApiKey).order_by(ServerApiKey.id))
-        return {row.last4: row for row in rows}
+        return {bot.vault.decrypt(row.encrypted_key)[-4:]: row for row in rows}
 
 
 async def personal_row(bot) -> PersonalConfig:

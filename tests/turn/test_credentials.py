@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from cryptography.fernet import Fernet
 
 from bot import migrate, repo
 from bot.db.engine import create_engine, session_factory
 from bot.repo import KeyLease, KeyRef, ModelTarget
 from bot.settings import load_settings
+from bot.turn.attempts import open_adapter
 from bot.turn.credentials import DatabaseCredentials, EnvironmentCredentials
-from bot.turn.runner import _adapter
 from bot.vault import Vault
 
 GUILD, MEMBER = 1001, 2002
@@ -43,7 +41,7 @@ async def test_personal_route_has_a_server_leg_only_when_allowed_and_not_require
         route = await credentials.route(GUILD, MEMBER)
         assert [leg.credential_source for leg in route.legs] == ["personal", "server"]
         assert [t.model for t in route.legs[1].chain] == ["model-a", "model-b"]
-        [lease] = await credentials.pool(GUILD, route.legs[0], route.legs[0].chain[0], datetime.now(UTC))
+        [lease] = await credentials.pool(GUILD, route.legs[0], route.legs[0].chain[0])
         assert lease.secret == "sk-personal-abcd" and "sk-personal" not in repr(lease)
 
         async with sessions() as s, s.begin():
@@ -58,19 +56,20 @@ async def test_personal_route_has_a_server_leg_only_when_allowed_and_not_require
 
 
 async def test_verbatim_tool_calling_reaches_custom_adapters_only(tmp_path):
-    engine, sessions, _, credentials = await _credentials(tmp_path)
+    engine, sessions, vault, credentials = await _credentials(tmp_path)
     try:
         assert (await credentials.route(GUILD, MEMBER)).verbatim_tool_calling is False
         async with sessions() as s, s.begin():
             await repo.set_custom_endpoint(s, GUILD, "http://127.0.0.1:9/v1", "model-a")
+            await repo.add_server_key(s, vault, GUILD, "custom", "sk-test-abcd")
             await repo.set_verbatim_tool_calling(s, GUILD, True)
         route = await credentials.route(GUILD, MEMBER)
         assert route.verbatim_tool_calling is True
         lease = KeyLease(KeyRef("server", 1), "…abcd", "sk-test-abcd")
-        custom = _adapter(route.legs[0].chain[0], lease, route.verbatim_tool_calling, 5.0)
-        openai = _adapter(ModelTarget("openai", "gpt-x"), lease, route.verbatim_tool_calling, 5.0)
+        custom = open_adapter(route.legs[0].chain[0], lease, route.verbatim_tool_calling)
+        openai = open_adapter(ModelTarget("openai", "gpt-x"), lease, route.verbatim_tool_calling)
         assert custom.verbatim_tool_calling is True and openai.verbatim_tool_calling is False
-        assert _adapter(ModelTarget("custom", "no-address"), lease, True, 5.0) is None  # no base URL
+        assert open_adapter(ModelTarget("custom", "no-address"), lease, True) is None  # no base URL
     finally:
         await engine.dispose()
 
@@ -80,6 +79,6 @@ async def test_environment_credentials_keep_the_configured_order():
                              DEFAULT_TEXT_API_KEYS="sk-one-1111,sk-two-2222")
     credentials = EnvironmentCredentials(settings)
     route = await credentials.route(None, MEMBER)
-    pool = await credentials.pool(None, route.legs[0], route.legs[0].chain[0], datetime.now(UTC))
-    assert [lease.masked for lease in pool] == ["…1111", "…2222"]
+    pool = await credentials.pool(None, route.legs[0], route.legs[0].chain[0])
+    assert [lease.masked for lease in pool] == ["…11", "…22"]  # never more than a quarter of a key
     assert (await EnvironmentCredentials(load_settings(_env_file=None)).route(None, MEMBER)).blocked == "no_route"

@@ -1,24 +1,24 @@
-"""The planner: every failure class maps to one scope, one next step and one cool-down."""
+"""The planner: every failure kind maps to one scope, one next step and one cool-down."""
 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-import httpx
-import openai
 import pytest
 
 from bot.turn.policy import (
+    AFFORDABILITY_COOL_DOWN,
     BALANCE_COOL_DOWN,
     INVALID_KEY_COOL_DOWN,
     MAX_RETRY_AFTER,
     RATE_LIMIT_COOL_DOWN,
+    SCOPES,
     cool_down_for,
     error_scope,
     plan_next,
-    retry_after_seconds,
 )
 from providers.errors import STREAM_INTERRUPTED, classify_error_body, classify_failure
+from providers.types import FAILURE_KINDS, ProviderError
 
 NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
 
@@ -32,15 +32,24 @@ def body(provider: str, status: int, message: str, code=None, kind=None, **extra
     return classify_error_body(provider=provider, body={"error": error}, status=status)
 
 
+GEMINI_RETRY_INFO = [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "37s"}]
+
 CASES = [
     # (name, error, action, scope, reason, cool-down)
     ("rate limit", body("openai", 429, "Rate limit reached for requests", "rate_limit_exceeded"),
      "next_key", "key", "rate_limit", RATE_LIMIT_COOL_DOWN),
     ("anthropic rate limit", body("anthropic", 429, "Number of requests exceeded", kind="rate_limit_error"),
      "next_key", "key", "rate_limit", RATE_LIMIT_COOL_DOWN),
+    ("gemini per-minute quota rests as long as it asked",
+     body("google", 429, "You exceeded your current quota, please check your plan and billing details.",
+          kind="RESOURCE_EXHAUSTED", details=GEMINI_RETRY_INFO),
+     "next_key", "key", "rate_limit", timedelta(seconds=37)),
     ("invalid key 401", body("openai", 401, "Incorrect API key provided", "invalid_api_key"),
      "next_key", "key", "invalid_key", INVALID_KEY_COOL_DOWN),
     ("revoked key 403", body("google", 403, "Permission denied on resource", kind="PERMISSION_DENIED"),
+     "next_key", "key", "invalid_key", INVALID_KEY_COOL_DOWN),
+    ("gemini invalid key 400", body("google", 400, "API key not valid. Please pass a valid API key.",
+                                    kind="INVALID_ARGUMENT"),
      "next_key", "key", "invalid_key", INVALID_KEY_COOL_DOWN),
     ("deepseek balance 402", body("deepseek", 402, "Insufficient Balance"),
      "next_key", "key", "balance_exhausted", BALANCE_COOL_DOWN),
@@ -53,22 +62,23 @@ CASES = [
      "next_key", "key", "balance_exhausted", BALANCE_COOL_DOWN),
     ("openrouter affordability", body("openrouter", 402, "This request requires more credits, or fewer "
                                       "max_tokens. You requested up to 4000 tokens, but can only afford 1200."),
-     "next_key", "key", "credit_limit", timedelta(minutes=15)),
+     "next_key", "key", "credit_limit", AFFORDABILITY_COOL_DOWN),
     ("bare 402", body("openai", 402, "Payment required"),
      "next_key", "key", "billing", BALANCE_COOL_DOWN),
+    ("plan without the model (zai 1311 under 429)",
+     body("zai", 429, "Your current subscription plan does not yet include access to GLM-5", "1311"),
+     "next_key", "key", "billing", BALANCE_COOL_DOWN),
     ("overloaded 529", body("anthropic", 529, "Overloaded", kind="overloaded_error"),
-     "next_key", "transient", "provider_overloaded", None),
+     "next_key", "transient", "overloaded", None),
     ("server error 500", body("openai", 500, "The server had an error", kind="server_error"),
-     "next_key", "transient", "provider_overloaded", None),
+     "next_key", "transient", "overloaded", None),
     ("gateway timeout 504", body("openrouter", 504, "upstream timed out"),
      "next_key", "transient", "timeout", None),
     ("client timeout", classify_failure(provider="openai", message="Request timed out.", timeout=True),
      "next_key", "transient", "timeout", None),
     ("cut stream", classify_failure(provider="openai", message="peer closed connection",
                                     error_type=STREAM_INTERRUPTED),
-     "next_key", "transient", "provider_overloaded", None),
-    ("anthropic api_error", body("anthropic", 200, "Internal server error", kind="api_error"),
-     "next_key", "transient", "api_error", None),
+     "next_key", "transient", "transient", None),
     ("unknown model", body("openai", 404, "The model `gpt-9` does not exist", "model_not_found"),
      "next_model", "model", "model_error", None),
     ("gemini model 404", body("google", 404, "models/gemini-0 is not found for API version v1beta",
@@ -88,55 +98,50 @@ CASES = [
 
 @pytest.mark.parametrize(("name", "error", "action", "scope", "reason", "rest"), CASES,
                          ids=[c[0] for c in CASES])
-def test_plan_for_every_failure_class(name, error, action, scope, reason, rest):
+def test_plan_for_every_failure_kind(name, error, action, scope, reason, rest):
     step = plan_next(error, now=NOW)
     assert (step.action, step.scope, step.reason) == (action, scope, reason)
     assert error_scope(error) == (scope, reason)
     assert step.cool_down_until == (NOW + rest if rest is not None else None)
 
 
-def test_every_error_type_is_covered_by_the_table():
-    assert {c[1].type for c in CASES} == {
-        "api_error", "rate_limit", "content_blocked", "timeout", "provider_overloaded", "model_error"}
-    assert {c[3] for c in CASES} == {"key", "transient", "model", "stop"}
+def test_every_kind_has_a_scope_and_the_table_reaches_every_kind():
+    assert set(SCOPES) == FAILURE_KINDS
+    assert {c[4] for c in CASES} == FAILURE_KINDS
+    assert {scope for scope, _ in SCOPES.values()} == {"key", "transient", "model", "stop"}
+    # Only a key's own failures rest it.
+    assert {kind for kind, (scope, rest) in SCOPES.items() if rest is not None} == {
+        kind for kind, (scope, _) in SCOPES.items() if scope == "key"}
 
 
-def test_retry_after_sets_the_rate_limit_cool_down_and_is_bounded():
+def test_the_wait_the_provider_asked_for_sets_the_rate_limit_cool_down_and_is_bounded():
     error = body("openai", 429, "Rate limit reached", "rate_limit_exceeded")
-    assert plan_next(error, now=NOW, retry_after=7.5).cool_down_until == NOW + timedelta(seconds=7.5)
-    assert plan_next(error, now=NOW, retry_after=10**9).cool_down_until == NOW + MAX_RETRY_AFTER
-    assert plan_next(error, now=NOW, retry_after=0).cool_down_until == NOW + RATE_LIMIT_COOL_DOWN
-    # Retry-After never shortens a billing cool-down, and transient errors never rest a key.
+    assert error.retry_after is None
+    assert plan_next(error, now=NOW).cool_down_until == NOW + RATE_LIMIT_COOL_DOWN
+    error.retry_after = 7.5
+    assert plan_next(error, now=NOW).cool_down_until == NOW + timedelta(seconds=7.5)
+    error.retry_after = 1e300  # a bogus header must neither bench the key for ever nor overflow
+    assert plan_next(error, now=NOW).cool_down_until == NOW + MAX_RETRY_AFTER
+    error.retry_after = 0
+    assert plan_next(error, now=NOW).cool_down_until == NOW + RATE_LIMIT_COOL_DOWN
+
+
+def test_a_wait_never_shortens_a_billing_rest_and_never_rests_a_key_for_transient_failures():
     balance = body("deepseek", 402, "Insufficient Balance")
-    assert plan_next(balance, now=NOW, retry_after=3).cool_down_until == NOW + BALANCE_COOL_DOWN
-    assert cool_down_for("provider_overloaded", 30) is None
+    balance.retry_after = 3
+    assert plan_next(balance, now=NOW).cool_down_until == NOW + BALANCE_COOL_DOWN
+    plan = body("zai", 429, "Your current subscription plan does not yet include access to GLM-5", "1311")
+    plan.retry_after = 3
+    assert plan_next(plan, now=NOW).cool_down_until == NOW + BALANCE_COOL_DOWN
+    overloaded = body("anthropic", 529, "Overloaded", kind="overloaded_error")
+    overloaded.retry_after = 30
+    assert plan_next(overloaded, now=NOW).cool_down_until is None
+    assert cool_down_for("overloaded", 30) is None and cool_down_for("not-a-kind", 30) is None
 
 
-def _sdk_rate_limit(headers: dict[str, str]) -> openai.RateLimitError:
-    request = httpx.Request("POST", "http://127.0.0.1/v1/chat/completions")
-    response = httpx.Response(429, headers=headers, request=request)
-    return openai.RateLimitError("rate limited", response=response, body=None)
-
-
-@pytest.mark.parametrize(("headers", "expected"), [
-    ({"retry-after": "12"}, 12.0),
-    ({"retry-after-ms": "1500", "retry-after": "9"}, 1.5),
-    ({"retry-after": "Wed, 21 Oct 2015 07:28:00 GMT"}, None),
-    ({}, None),
-])
-def test_retry_after_read_from_the_sdk_response(headers, expected):
-    exc = _sdk_rate_limit(headers)
-    error = classify_failure(provider="openai", message="rate limited", status=429, original_error=exc)
-    assert retry_after_seconds(error) == expected
-
-
-def test_retry_after_read_from_gemini_retry_info():
-    details = [{"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": []},
-               {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "31s"}]
-    error = classify_error_body(provider="google", status=429, body={"error": {
-        "code": 429, "message": "Resource has been exhausted", "status": "RESOURCE_EXHAUSTED",
-        "details": details}})
-    assert error.type == "rate_limit"
-    assert retry_after_seconds(error) == 31.0
-    assert plan_next(error, now=NOW, retry_after=retry_after_seconds(error)).cool_down_until == (
-        NOW + timedelta(seconds=31))
+def test_an_error_made_without_classification_still_gets_a_plan():
+    """Errors the stream makes itself (an idle timeout, an internal failure) carry a kind too."""
+    idle = ProviderError(type="timeout", message="no data", retryable=True, code="stream_idle_timeout")
+    assert plan_next(idle, now=NOW).action == "next_key" and error_scope(idle) == ("transient", "timeout")
+    internal = ProviderError(type="api_error", message="bug", retryable=False, code="stream_internal")
+    assert error_scope(internal) == ("model", "request_refused")

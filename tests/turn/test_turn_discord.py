@@ -201,7 +201,7 @@ async def test_partial_answer_of_a_failed_attempt_is_replaced_by_the_retry(
     assert any(posted[-1].created_at < when < retry_answer.created_at for _, when in fake.typing)
     assert embeds(fake) == [] and notices(fake) == []
     keys = await server_keys(bot)
-    assert keys["irst"].errors == 1 and keys["irst"].last_error_type == "provider_overloaded"
+    assert keys["irst"].errors == 1 and keys["irst"].last_error_type == "overloaded"
     assert cooling_for(keys["irst"]) == 0  # a transient failure does not rest the key
 
 
@@ -213,14 +213,17 @@ async def test_stop_command_ends_a_slow_stream_and_keeps_the_text(
     bot = turn_bot()
     async with running_bot(fake, bot) as run:
         await configure_server(bot, fake, server)
-        await ask(fake, "count slowly")
+        question = await ask(fake, "count slowly")
         await run.wait_for(lambda: len(answers(fake)) == 1 and "word20" in answers(fake)[0].content)
+        bystander = await command(run, fake, "stop", permissions="0", user=fake.owner)  # not theirs to stop
         stopped = await command(run, fake, "stop", permissions="0")
         await run.wait_for(lambda: INDICATOR not in answers(fake)[0].content)
         again = await command(run, fake, "stop", permissions="0")
         shown = answers(fake)[0].content
         await asyncio.sleep(0.3)
-    assert (stopped.content, stopped.ephemeral) == (t("commands.stop.stopped", "en"), True)
+    link = f"https://discord.com/channels/{fake.guild_id}/{fake.channel_id}/{question.id}"
+    assert (bystander.content, bystander.ephemeral) == (t("commands.stop.nothing", "en"), True)
+    assert (stopped.content, stopped.ephemeral) == (t("commands.stop.stopped", "en", question=link), True)
     synced = next(c for c in fake.commands["global"] if c["name"] == "stop")
     assert synced["name_localizations"]["ja"] == "停止"
     assert synced["description_localizations"]["ja"] == t("commands.stop.description", "ja")
@@ -231,3 +234,23 @@ async def test_stop_command_ends_a_slow_stream_and_keeps_the_text(
     assert len(server.requests) == 1 and embeds(fake) == []
     keys = await server_keys(bot)
     assert keys["irst"].successes == 1 and keys["irst"].errors == 0
+
+
+MANAGE_MESSAGES = str(1 << 13)
+
+
+async def test_a_member_who_manages_messages_stops_every_answer_in_the_channel(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot) -> None:
+    fake, server = fake_discord, provider_server
+    text = " ".join(f"word{i}" for i in range(400))
+    server.reply(openai_stream(text, piece=10, event_delay=0.02))
+    bot = turn_bot()
+    async with running_bot(fake, bot) as run:
+        await configure_server(bot, fake, server)
+        await ask(fake, "count slowly")
+        await fake.send_user_message(f"<@{fake.bot_user['id']}> me too", mention_bot=True, author=fake.owner)
+        await run.wait_for(lambda: len(answers(fake)) == 2 and all("word20" in a.content for a in answers(fake)))
+        stopped = await command(run, fake, "stop", permissions=MANAGE_MESSAGES, user=fake.owner)
+        await run.wait_for(lambda: all(INDICATOR not in a.content for a in answers(fake)))
+    assert stopped.content == t("commands.stop.stopped_all", "en", count=2)
+    assert all(len(a.content) < len(text) for a in answers(fake))

@@ -1,0 +1,36 @@
+"""What one turn knows about its question: who asked, where, in which language, how
+its answer is shown and how it may be interrupted."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from providers.endpoint_check import EndpointPolicy
+from stream.buffer import MAX_MESSAGES
+from stream.interrupt import Interrupt
+from stream.limits import StreamLimits
+from stream.pacing import EditBudget
+from stream.sink import MessageSink
+
+
+@dataclass(slots=True)
+class TurnContext:
+    """Travels unchanged from the chat cog through every attempt of the turn.
+
+    `sink` is where the answer goes (it also shows "typing…"); `budget` paces the
+    channel's edits and is shared by every answer in that channel; `interrupt` ends the
+    answer on `/stop`, a newer question or shutdown; `limits` and `max_messages` bound
+    one answer's time, calls, kept reasoning and Discord messages; `endpoint_policy`
+    says which addresses a custom endpoint may reach (checked again at connection time).
+    """
+
+    user_id: int
+    guild_id: int | None
+    channel_id: int
+    locale: str | None
+    sink: MessageSink
+    budget: EditBudget | None = None
+    interrupt: Interrupt = field(default_factory=Interrupt)
+    limits: StreamLimits = field(default_factory=StreamLimits)
+    max_messages: int = MAX_MESSAGES
+    endpoint_policy: EndpointPolicy = field(default_factory=EndpointPolicy)

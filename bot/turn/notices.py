@@ -1,0 +1,105 @@
+"""What a turn says besides the answer: why nothing ran, a fallback notice, and the
+end of an answer that failed (its partial text marked interrupted, then the error embed,
+scoped to whose key failed)."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from bot.errors import ErrorScene, error_embed
+from bot.metrics import DELIVERY_FAILURE_KINDS, DELIVERY_FAILURES, closed_label
+from bot.turn.attempts import target_label
+from bot.turn.context import TurnContext
+from providers.i18n import t
+from providers.types import ProviderError
+from stream.buffer import MessageDelivery
+from stream.orchestrator import StreamResult
+from stream.sink import EmbedSpec, SinkError
+
+log = logging.getLogger(__name__)
+
+ERROR_COLOR = 0xED4245
+# Why no attempt could run -> the line the member reads.
+BLOCKED_KEYS = {
+    "no_route": "chat.not_configured",
+    "member_key_required": "chat.member_key_required",
+    "no_usable_key": "chat.keys_cooling",
+    "server_keys_required": "chat.server_keys_required",
+}
+
+
+async def say(ctx: TurnContext, key: str, *, reply: bool = True, **params: Any) -> None:
+    """One localized line into the channel; a Discord failure here is not worth more."""
+    with contextlib.suppress(SinkError):
+        await ctx.sink.send(t(key, ctx.locale, **params), reply=reply)
+
+
+async def say_blocked(ctx: TurnContext, reason: str) -> None:
+    await say(ctx, BLOCKED_KEYS.get(reason, "chat.not_configured"))
+
+
+async def fallback_notice(ctx: TurnContext, server_route: bool, model: str) -> None:
+    key = "chat.server_fallback_used" if server_route else "chat.fallback_used"
+    await say(ctx, key, reply=False, model=model)
+
+
+async def tool_limit_notice(ctx: TurnContext, delivery: MessageDelivery) -> None:
+    """The model still wanted tools past the loop's bounds: say the answer ends here."""
+    notice = t("chat.tool_limit_reached", ctx.locale)
+    if delivery.messages:
+        await delivery.add_note(f"*{notice}*")
+    else:
+        await say(ctx, "chat.tool_limit_reached")
+
+
+# How an answer that did not fail may still have ended early -> the note under it.
+END_NOTES = {
+    "deadline": "chat.answer_deadline",
+    "shutdown": "chat.bot_restarting",
+    "messages": "chat.answer_too_long",
+}
+
+
+async def end_notes(ctx: TurnContext, delivery: MessageDelivery, result: StreamResult) -> None:
+    """A bound or a shutdown ended the answer: say so under what was said."""
+    reason = result.cut_at or result.interrupted
+    key = END_NOTES.get(reason or "")
+    if key is not None and delivery.messages:
+        minutes = max(1, round(ctx.limits.total_seconds / 60))
+        await delivery.add_note(f"*{t(key, ctx.locale, minutes=minutes, count=ctx.max_messages)}*")
+    if result.delivery_failure is not None:
+        DELIVERY_FAILURES.labels(closed_label(result.delivery_failure, DELIVERY_FAILURE_KINDS)).inc()
+        log.error("the answer could not be delivered in full (%s); %d characters were written",
+                  result.delivery_failure, len(result.text))
+
+
+def interrupted_note(locale: str | None) -> str:
+    """The italic line that marks an answer cut short by an error."""
+    return f"*{t('chat.interrupted', locale)}*"
+
+
+def plain_error_embed(error: ProviderError, locale: str | None) -> EmbedSpec:
+    """The error class only (never the raw message: no secrets), when rendering failed."""
+    code = f" ({error.code})" if error.code else ""
+    return EmbedSpec(title=t("chat.stream_error_title", locale), description=f"`{error.type}`{code}",
+                     color=ERROR_COLOR)
+
+
+async def show_failure(ctx: TurnContext, delivery: MessageDelivery, error: ProviderError,
+                       scene: ErrorScene) -> bool:
+    """Keep the partial text (marked interrupted) and post the embed; True when it landed."""
+    if delivery.text.strip():
+        await delivery.add_note(interrupted_note(ctx.locale))
+    try:
+        embed = error_embed(error, scene)
+    except Exception:  # noqa: BLE001 - the plain embed is better than none
+        log.exception("rendering the error embed failed")
+        embed = plain_error_embed(error, ctx.locale)
+    return await delivery.send_embed(embed) is not None
+
+
+def fallback_chain_of(targets: Sequence[Any]) -> tuple[str, ...]:
+    return tuple(target_label(target) for target in targets)

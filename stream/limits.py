@@ -1,0 +1,34 @@
+"""Bounds on one answer, so a hostile or broken endpoint cannot hold a reply open, flood a
+channel or fill memory.
+
+- `first_content_seconds`: a response that shows nothing (text or a tool call) in this
+  time failed (a timeout another key may retry). Keep-alive comments never count: they
+  produce no chunk.
+- `idle_seconds`: the same between two pieces of content, once the answer has begun.
+- `total_seconds`: the whole answer's deadline; past it the answer ends where it is,
+  like a stop (no retry: what was said stays, with a note).
+- `max_calls`: tool calls kept from one response; more are dropped (logged).
+- `max_thought_chars`: reasoning kept for the thought log; the tail is kept.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from providers.types import ProviderError
+
+
+@dataclass(frozen=True, slots=True)
+class StreamLimits:
+    first_content_seconds: float = 90.0
+    idle_seconds: float = 120.0
+    total_seconds: float = 300.0
+    max_calls: int = 8
+    max_thought_chars: int = 200_000
+
+
+def content_timeout(first: bool, seconds: float) -> ProviderError:
+    """The stream showed no content in time: a timeout worth one more key."""
+    what = "no content" if first else "no further content"
+    return ProviderError(type="timeout", message=f"{what} from the provider for {seconds:g} seconds",
+                         retryable=True, code="first_content_deadline" if first else "content_idle_deadline")

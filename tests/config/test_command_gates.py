@@ -1,0 +1,103 @@
+"""The Manage Server gate on every manager command, found by walking the command tree the
+bot synced to the fake Discord (a command added later is covered without editing this)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from sqlalchemy import func, select
+
+from bot import repo
+from bot.db.models import ServerApiKey
+from tests.config.discord_helpers import NO_PERMISSIONS, command, group, sub
+from tests.fakes.discord_harness import running_bot
+from tests.fakes.discord_server import FakeDiscord
+
+MANAGE_GUILD_BIT = 1 << 5
+REFUSED = "You need the Manage Server permission for this command."
+GUILD_ONLY = "This command works only inside a server."
+KNOWN_MANAGER_COMMANDS = {
+    "keys add", "keys list", "keys remove", "model set", "model endpoint", "model fallback add",
+    "model fallback remove", "model fallback list", "settings verbatim-tools", "settings member-keys",
+    "settings thought-log-set", "settings thought-log-clear",
+}
+
+
+def manager_roots(fake: FakeDiscord) -> list[dict[str, Any]]:
+    """Synced top-level commands that Discord shows only to Manage Server by default."""
+    return [c for c in fake.commands["global"]
+            if int(c.get("default_member_permissions") or 0) & MANAGE_GUILD_BIT]
+
+
+def leaves(node: dict[str, Any], path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], dict]]:
+    """(path below the root, the subcommand) for every runnable subcommand under `node`."""
+    for child in node.get("options") or []:
+        if child["type"] == 1:
+            yield (*path, child["name"]), child
+        elif child["type"] == 2:
+            yield from leaves(child, (*path, child["name"]))
+
+
+def filled(fake: FakeDiscord, subcommand: dict[str, Any]) -> tuple[list[dict], dict | None]:
+    """Plausible values for the required options (and the resolved data a channel needs)."""
+    values, resolved = [], None
+    for option in subcommand.get("options") or []:
+        if not option.get("required"):
+            continue
+        kind = option["type"]
+        if kind == 7:
+            value: Any = fake.thought_channel_id
+            resolved = {"channels": {value: {"id": value, "type": 0, "name": "thought-log",
+                                             "guild_id": fake.guild_id, "permissions": "0", "position": 1,
+                                             "nsfw": False, "parent_id": None}}}
+        elif option.get("choices"):
+            value = option["choices"][0]["value"]
+        else:
+            value = {3: "value", 4: option.get("min_value", 1), 5: True, 10: 1.0}[kind]
+        values.append({"type": kind, "name": option["name"], "value": value})
+    return values, resolved
+
+
+def invocation(path: tuple[str, ...], options: list[dict]) -> dict[str, Any]:
+    leaf = sub(path[-1], *options)
+    return group(path[0], leaf) if len(path) == 2 else leaf
+
+
+async def test_every_manager_command_refuses_members_without_manage_server(fake_discord, bot_factory):
+    fake = fake_discord
+    bot = bot_factory()
+    refused_in_server, refused_in_dm = {}, {}
+    async with running_bot(fake, bot) as run:
+        for root in manager_roots(fake):
+            for path, subcommand in leaves(root):
+                options, resolved = filled(fake, subcommand)
+                name = " ".join((root["name"], *path))
+                answer = await command(run, fake, root["name"], invocation(path, options),
+                                       permissions=NO_PERMISSIONS, resolved=resolved)
+                refused_in_server[name] = (answer.type, answer.content, answer.ephemeral)
+                in_dm = await command(run, fake, root["name"], invocation(path, options), dm=True,
+                                      resolved=resolved)
+                refused_in_dm[name] = (in_dm.type, in_dm.content, in_dm.ephemeral)
+        async with bot.sessions() as session:
+            server = await repo.get_server_settings(session, int(fake.guild_id))
+            fallbacks = await repo.list_fallbacks(session, int(fake.guild_id))
+            keys = await session.scalar(select(func.count()).select_from(ServerApiKey))
+    assert KNOWN_MANAGER_COMMANDS <= set(refused_in_server)  # the walk really found the tree
+    assert not {"status", "personal key-set"} & set(refused_in_server)
+    assert {name: reply for name, reply in refused_in_server.items() if reply != (4, REFUSED, True)} == {}
+    assert {name: reply for name, reply in refused_in_dm.items() if reply != (4, GUILD_ONLY, True)} == {}
+    assert (server.provider, server.verbatim_tool_calling_enabled, server.member_keys_required,
+            server.thought_log_channel_id, fallbacks, keys) == (None, False, False, None, [], 0)
+
+
+async def test_a_subgroup_is_gated_like_its_parent(fake_discord, bot_factory):
+    """discord.py runs only the direct parent's interaction_check: `/model fallback ...`
+    must be refused by its own group, and a manager still gets through."""
+    fake = fake_discord
+    async with running_bot(fake, bot_factory()) as run:
+        member_view = await command(run, fake, "model", group("fallback", sub("list")),
+                                    permissions=NO_PERMISSIONS, locale="ja")
+        manager_view = await command(run, fake, "model", group("fallback", sub("list")))
+    assert member_view.content == "このコマンドには「サーバー管理」権限が必要です。"
+    assert manager_view.content == "No fallback models are configured."

@@ -1,0 +1,51 @@
+"""The database cannot be reached when a member asks: they are told so (never silence),
+or — when the operator allows it — the environment default answers."""
+
+from __future__ import annotations
+
+import shutil
+
+from providers.i18n import t
+from tests.discord.chat_streams import openai_stream
+from tests.fakes.discord_harness import running_bot
+from tests.fakes.discord_server import FakeDiscord
+from tests.fakes.provider_server import ProviderReplayServer
+from tests.turn.helpers import answers
+
+
+async def break_database(bot) -> None:
+    """Close every pooled connection and take the database file's folder away."""
+    await bot.engine.dispose()
+    database = bot.engine.url.database
+    shutil.move(database.rsplit("/", 1)[0], database.rsplit("/", 1)[0] + "-gone")
+
+
+async def ask(fake: FakeDiscord, text: str):
+    return await fake.send_user_message(f"<@{fake.bot_user['id']}> {text}", mention_bot=True)
+
+
+async def test_database_down_gets_a_short_reply_not_silence(fake_discord: FakeDiscord, tmp_path, turn_bot) -> None:
+    fake = fake_discord
+    (tmp_path / "db").mkdir(exist_ok=True)
+    bot = turn_bot(DATABASE_URL=f"sqlite+aiosqlite:///{tmp_path}/db/bot.sqlite3")
+    async with running_bot(fake, bot) as run:
+        await break_database(bot)
+        await ask(fake, "hello?")
+        await run.wait_for(lambda: len(answers(fake)) == 1)
+    assert answers(fake)[0].content == t("chat.database_down", "en")
+
+
+async def test_database_down_may_be_answered_by_the_environment_default(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, tmp_path, turn_bot) -> None:
+    fake = fake_discord
+    provider_server.reply(openai_stream("Answered without the database.", piece=6))
+    (tmp_path / "db").mkdir(exist_ok=True)
+    bot = turn_bot(DATABASE_URL=f"sqlite+aiosqlite:///{tmp_path}/db/bot.sqlite3", DATABASE_DOWN_USES_DEFAULT="true",
+                   DEFAULT_TEXT_PROVIDER="openai", DEFAULT_TEXT_MODEL="gpt-fake",
+                   DEFAULT_TEXT_BASE_URL=f"{provider_server.url}/v1", DEFAULT_TEXT_API_KEYS="sk-env-default")
+    async with running_bot(fake, bot) as run:
+        await break_database(bot)
+        await ask(fake, "hello?")
+        await run.wait_for(lambda: any(m.content == "Answered without the database." for m in answers(fake)))
+    [request] = provider_server.requests
+    assert request.api_key == "sk-env-default"
