@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import re
 
 import discord
 from discord import app_commands
@@ -23,6 +22,7 @@ from discord.ext import commands
 from bot.answers import RunningAnswer, RunningAnswers
 from bot.app import LLMBot
 from bot.cogs.base import reply
+from bot.conversation import addresses_bot, build_request, strip_bot_mention
 from bot.discord_sink import DiscordMessageSink
 from bot.error_embed import locale_for_message
 from bot.settings import Settings
@@ -30,7 +30,6 @@ from bot.thought_log import Reasoning, configured_channel_id, post_thought_log
 from bot.tools import ToolContext, ToolLoop, default_registry
 from bot.translator import lstr
 from bot.turn import TurnContext, TurnOutcome, run_generation_turn
-from providers import ChatRequest, Message
 from providers.endpoint_check import EndpointPolicy
 from providers.i18n import t
 from stream.limits import StreamLimits
@@ -39,56 +38,6 @@ from stream.pacing import ChannelBudgets
 from stream.sink import SinkError
 
 log = logging.getLogger(__name__)
-
-MAX_CHAIN = 6  # earlier messages of the reply chain sent as history
-ANSWERED_TYPES = (discord.MessageType.default, discord.MessageType.reply)
-
-
-def strip_bot_mention(content: str, bot_id: int) -> str:
-    """The prompt without `<@bot>` / `<@!bot>` mentions, whitespace collapsed at the ends."""
-    return re.sub(rf"<@!?{bot_id}>", " ", content).strip()
-
-
-def addresses_bot(message: discord.Message, bot_user: discord.abc.User) -> bool:
-    """A human's message that mentions the bot, replies to it, or is a DM."""
-    if message.author.bot or message.type not in ANSWERED_TYPES:
-        return False
-    if message.guild is None:
-        return True
-    if any(user.id == bot_user.id for user in message.mentions):
-        return True
-    resolved = message.reference.resolved if message.reference is not None else None
-    return isinstance(resolved, discord.Message) and resolved.author.id == bot_user.id
-
-
-def chain_messages(chain: list[discord.Message], bot_id: int) -> list[Message]:
-    """Earlier messages (oldest first) as history; it starts with a user turn, as providers want."""
-    history = [
-        Message("assistant" if m.author.id == bot_id else "user", strip_bot_mention(m.content, bot_id))
-        for m in chain
-    ]
-    history = [m for m in history if m.content]
-    while history and history[0].role == "assistant":
-        history.pop(0)
-    return history
-
-
-async def reply_chain(message: discord.Message, limit: int = MAX_CHAIN) -> list[discord.Message]:
-    """The messages `message` replies to, transitively, oldest first (at most `limit`)."""
-    chain: list[discord.Message] = []
-    reference = message.reference
-    while reference is not None and reference.message_id is not None and len(chain) < limit:
-        previous = reference.resolved if isinstance(reference.resolved, discord.Message) else None
-        if previous is None:
-            try:
-                previous = await message.channel.fetch_message(reference.message_id)
-            except discord.HTTPException:
-                break
-        chain.append(previous)
-        reference = previous.reference
-    chain.reverse()
-    return chain
-
 
 def answer_limits(settings: Settings) -> StreamLimits:
     """The operator's bounds of one answer."""
@@ -166,9 +115,8 @@ class ChatCog(commands.Cog):
                 await DiscordMessageSink(message.channel, reply_to=message).send(t("chat.empty_prompt", locale),
                                                                                  reply=True)
             return None
-        history = chain_messages(await reply_chain(message), bot_id)
         settings = self.bot.settings
-        request = ChatRequest(messages=[*history, Message("user", prompt)], max_output_tokens=settings.MAX_OUTPUT_TOKENS)
+        request = await build_request(self.bot, message, prompt)
         guild_id = message.guild.id if message.guild is not None else None
         running = self.answers.start(RunningAnswer(message.channel.id, message.author.id, message.id, guild_id))
         sink = DiscordMessageSink(message.channel, reply_to=message, client=self.bot, typing=True)

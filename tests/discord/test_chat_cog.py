@@ -11,7 +11,8 @@ from discord.ext import commands
 
 from bot.answers import RunningAnswers
 from bot.app import credentials_for
-from bot.cogs.chat import ChatCog, addresses_bot, chain_messages, strip_bot_mention
+from bot.cogs.chat import ChatCog
+from bot.conversation import addresses_bot, chain_messages, strip_bot_mention
 from bot.settings import Settings, load_settings
 from providers.types import Message
 from tests.discord.chat_checks import answer_messages, assert_delivered, delivered
