@@ -100,7 +100,7 @@ async def _run(engine: AsyncEngine, fn, *args) -> None:
             await conn.run_sync(go)
 
 
-async def upgrade(engine: AsyncEngine, revision: str = "head") -> None:
+async def upgrade(engine: AsyncEngine, revision: str = "heads") -> None:
     await _run(engine, command.upgrade, revision)
 
 
