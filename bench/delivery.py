@@ -41,10 +41,10 @@ from providers import ChatRequest, Message, create_adapter, normalized_stream  #
 from providers.types import ProcessedChunk  # noqa: E402
 from stream.buffer import STREAMING_INDICATOR, MessageDelivery  # noqa: E402
 from stream.orchestrator import run_stream  # noqa: E402
-from tests.discord.chat_streams import long_answer_with_code, openai_stream  # noqa: E402
-from tests.fakes.discord_harness import fast_ready_kwargs, running_bot  # noqa: E402
-from tests.fakes.discord_server import FakeDiscord  # noqa: E402
-from tests.fakes.provider_server import ProviderReplayServer  # noqa: E402
+from tests.support.data_openai import long_answer_with_code, openai_stream  # noqa: E402
+from tests.support.drive_discord_client import fast_ready_kwargs, running_bot  # noqa: E402
+from tests.support.fake_discord_server import FakeDiscord  # noqa: E402
+from tests.support.fake_provider_server import ProviderReplayServer  # noqa: E402
 
 
 @dataclass

@@ -112,7 +112,7 @@ def bulk_replay_server(piece: int) -> type:
     loop, hide every reader's own cost behind it; big writes are what a network read of a
     fast stream delivers anyway.
     """
-    from tests.fakes.provider_server import ProviderReplayServer
+    from tests.support.fake_provider_server import ProviderReplayServer
 
     class BulkReplayServer(ProviderReplayServer):
         async def _write_body(self, request, response, reply):  # type: ignore[no-untyped-def]

@@ -31,7 +31,7 @@ from harness import Figures, best_of_async, bulk_replay_server, key_part, target
 
 from providers import ChatRequest, Message, ToolSpec, create_adapter, normalized_stream  # noqa: E402
 from providers.endpoint_check import EndpointPolicy  # noqa: E402
-from tests.fakes.provider_server import ProviderReplayServer, Reply  # noqa: E402
+from tests.support.fake_provider_server import ProviderReplayServer, Reply  # noqa: E402
 
 # The body goes out in 64 KiB writes, as a network read delivers a fast stream.
 BulkReplayServer = bulk_replay_server(64 * 1024)

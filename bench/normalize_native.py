@@ -1,7 +1,7 @@
 """Per-chunk cost of the Anthropic and Gemini adapters against the floor and the SDKs.
 
 Run from the repository root: `python bench/normalize_native.py`. For each provider a
-20,000-chunk stream is served by tests/fakes/provider_server.py in a child process (so
+20,000-chunk stream is served by tests/support/fake_provider_server.py in a child process (so
 the server's own work is not charged to the client), and the same run measures (the server writes the body in 16 KiB pieces; `--per-event`
 writes one event at a time instead):
 
@@ -89,7 +89,7 @@ def gemini_body(chunks: int = CHUNKS) -> bytes:
 # ---- the server, in a child process ---------------------------------------------------------
 def serve(provider: str, piece: int) -> None:
     """The replay server, writing the body in `piece`-byte writes (0: one write per event)."""
-    from tests.fakes.provider_server import Reply
+    from tests.support.fake_provider_server import Reply
 
     server_class = bulk_replay_server(piece)
     body = anthropic_body() if provider == "anthropic" else gemini_body()

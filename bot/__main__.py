@@ -24,14 +24,11 @@ def main() -> int:
             return 2
         from bot.app import LLMBot
         from bot.discord_urls import apply_discord_urls
-        from bot.observability import start_metrics
-
         apply_discord_urls(settings)
         bot = LLMBot(settings)
     except SettingsError as exc:
         print(exc, file=sys.stderr)
         return 2
-    start_metrics(settings)
     discord.utils.setup_logging(level=logging.getLevelNamesMapping()[settings.LOG_LEVEL], root=True)
     from bot.lifecycle import serve
 
@@ -39,6 +36,11 @@ def main() -> int:
         asyncio.run(serve(bot, settings.DISCORD_TOKEN.get_secret_value()))
     except discord.LoginFailure:
         print("Discord refused DISCORD_TOKEN: check the bot token in the developer portal.", file=sys.stderr)
+        return 2
+    except discord.PrivilegedIntentsRequired:  # the gateway closed with 4014
+        from bot.invite import MESSAGE_CONTENT_MISSING
+
+        print(MESSAGE_CONTENT_MISSING, file=sys.stderr)
         return 2
     return 0
 

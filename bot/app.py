@@ -12,9 +12,11 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from bot import migrate
 from bot.answers import RunningAnswers
 from bot.db.engine import create_engine, session_factory
+from bot.observability import Observability, discord_http_trace
 from bot.settings import Settings, resolve_encryption_keys
 from bot.turn import Credentials, DatabaseCredentials, EnvironmentCredentials
 from bot.vault import Vault
+from providers.client_pool import ClientPool
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +26,9 @@ COG_MODULES: tuple[str, ...] = (
     "bot.cogs.models",
     "bot.cogs.admin",
     "bot.cogs.personal",
+    "bot.cogs.limits",
+    "bot.cogs.persona",
+    "bot.cogs.access",
     "bot.cogs.chat",
 )
 
@@ -42,8 +47,9 @@ class LLMBot(commands.AutoShardedBot):
 
     Everything the cogs need is built once here and read as plain attributes:
     `settings`, `engine`, `sessions` (the session factory), `vault` (opens stored keys),
-    `encryption_keys` (the Fernet keys the vault was built from) and `credentials` (what a
-    generation turn reads its route and keys from).
+    `encryption_keys` (the Fernet keys the vault was built from), `credentials` (what a
+    generation turn reads its route and keys from) and `clients` (the provider HTTP
+    clients every turn shares, closed with the bot).
     """
 
     def __init__(self, settings: Settings, *, engine: AsyncEngine | None = None, **kwargs: Any) -> None:
@@ -54,6 +60,7 @@ class LLMBot(commands.AutoShardedBot):
             shard_kwargs["shard_count"] = settings.SHARD_COUNT
             if settings.SHARD_IDS:
                 shard_kwargs["shard_ids"] = settings.SHARD_IDS
+        kwargs.setdefault("http_trace", discord_http_trace())  # REST requests and 429s, counted
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents,
@@ -62,14 +69,21 @@ class LLMBot(commands.AutoShardedBot):
             **kwargs,
         )
         self.settings: Settings = settings
-        self.engine: AsyncEngine = engine or create_engine(settings.DATABASE_URL)
+        self.engine: AsyncEngine = engine or create_engine(settings.DATABASE_URL,
+                                                           pool_size=settings.DATABASE_POOL_SIZE)
         self.sessions: async_sessionmaker[AsyncSession] = session_factory(self.engine)
         self.encryption_keys: list[bytes] = resolve_encryption_keys(settings)
         self.vault: Vault = Vault(self.encryption_keys)
         self.credentials: Credentials = credentials_for(self.sessions, self.vault, settings)
         self.answers = RunningAnswers()  # the answers streaming now (/stop, follow-ups, shutdown)
+        self.clients = ClientPool()
+        # /metrics and /healthz on METRICS_PORT, served on this bot's loop from setup_hook on.
+        self.observability: Observability | None = (
+            Observability(self, settings.METRICS_PORT) if settings.METRICS_PORT else None)
 
     async def setup_hook(self) -> None:
+        if self.observability is not None:  # first: /healthz says 503 while migrations run
+            await self.observability.start()
         await migrate.upgrade(self.engine)
         for module in COG_MODULES:
             await self.load_extension(module)
@@ -83,4 +97,7 @@ class LLMBot(commands.AutoShardedBot):
 
     async def close(self) -> None:
         await super().close()
+        if self.observability is not None:
+            await self.observability.stop()
+        await self.clients.aclose()
         await self.engine.dispose()

@@ -1,29 +1,28 @@
 """What the bot answers and what the model is shown: which messages address the bot,
 and the request built from a question and the conversation before it.
 
-`build_request` is the one place a question becomes a `ChatRequest`: history from the
-reply chain, the question itself, and the operator's output-token cap.
+`build_request` is the one place a question becomes a `ChatRequest`: the conversation
+before it (`bot.history`: the reply chain with whole split answers, or a DM's recent
+messages), the question itself, and the operator's output-token cap.
 """
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 import discord
 
-from providers import ChatRequest, Message
+from bot.attachments import question_message
+from bot.history import History, conversation_history, speaker, strip_bot_mention
+from bot.persona import system_prompt
+from bot.usage.params import with_server_params
+from providers import ChatRequest
 
 if TYPE_CHECKING:
     from bot.app import LLMBot
 
-MAX_CHAIN = 6  # earlier messages of the reply chain sent as history
 ANSWERED_TYPES = (discord.MessageType.default, discord.MessageType.reply)
-
-
-def strip_bot_mention(content: str, bot_id: int) -> str:
-    """The prompt without `<@bot>` / `<@!bot>` mentions, whitespace collapsed at the ends."""
-    return re.sub(rf"<@!?{bot_id}>", " ", content).strip()
+__all__ = ["ANSWERED_TYPES", "addresses_bot", "build_request", "strip_bot_mention"]
 
 
 def addresses_bot(message: discord.Message, bot_user: discord.abc.User) -> bool:
@@ -38,38 +37,15 @@ def addresses_bot(message: discord.Message, bot_user: discord.abc.User) -> bool:
     return isinstance(resolved, discord.Message) and resolved.author.id == bot_user.id
 
 
-def chain_messages(chain: list[discord.Message], bot_id: int) -> list[Message]:
-    """Earlier messages (oldest first) as history; it starts with a user turn, as providers want."""
-    history = [
-        Message("assistant" if m.author.id == bot_id else "user", strip_bot_mention(m.content, bot_id))
-        for m in chain
-    ]
-    history = [m for m in history if m.content]
-    while history and history[0].role == "assistant":
-        history.pop(0)
-    return history
-
-
-async def reply_chain(message: discord.Message, limit: int = MAX_CHAIN) -> list[discord.Message]:
-    """The messages `message` replies to, transitively, oldest first (at most `limit`)."""
-    chain: list[discord.Message] = []
-    reference = message.reference
-    while reference is not None and reference.message_id is not None and len(chain) < limit:
-        previous = reference.resolved if isinstance(reference.resolved, discord.Message) else None
-        if previous is None:
-            try:
-                previous = await message.channel.fetch_message(reference.message_id)
-            except discord.HTTPException:
-                break
-        chain.append(previous)
-        reference = previous.reference
-    chain.reverse()
-    return chain
-
-
-async def build_request(bot: LLMBot, message: discord.Message, prompt: str) -> ChatRequest:
-    """The request for `message` (whose text without the mention is `prompt`)."""
+async def build_request(bot: LLMBot, message: discord.Message, prompt: str,
+                        history: History | None = None) -> ChatRequest:
+    """The request for `message` (whose text without the mention is `prompt`); `history`
+    when the caller gathered it already (`bot.history`: it also says what was left out)."""
     bot_id = bot.user.id if bot.user is not None else 0
-    history = chain_messages(await reply_chain(message), bot_id)
-    return ChatRequest(messages=[*history, Message("user", prompt)],
-                       max_output_tokens=bot.settings.MAX_OUTPUT_TOKENS)
+    if history is None:
+        history = await conversation_history(bot, message)
+    question = await question_message(message, history.sources, prompt, bot_id)  # with its files
+    question.name = speaker(message)  # who asks, in a server
+    request = ChatRequest(messages=[*history.messages, question], system=await system_prompt(bot, message),
+                          max_output_tokens=bot.settings.MAX_OUTPUT_TOKENS)
+    return await with_server_params(bot.sessions, message.guild.id if message.guild else None, request)

@@ -24,6 +24,7 @@ import aiohttp
 import discord
 
 from bot.error_embed import embed_from_spec
+from bot.metrics import FIRST_MESSAGE_SECONDS
 from stream.sink import (
     EmbedSpec,
     MessageGone,
@@ -75,6 +76,7 @@ class DiscordMessageSink:
         self.reply_to = reply_to
         self.client = client
         self._shows_typing = typing
+        self._first_timed = not typing  # an answer's sink times its first message once
         self._typing_task: asyncio.Task[None] | None = None
         if typing:
             self._start_typing()
@@ -115,7 +117,16 @@ class DiscordMessageSink:
             sent = await self.channel.send(reference=self._reference(reply), mention_author=False,
                                            allowed_mentions=NO_MENTIONS, **kwargs)
         self._stop_typing()  # something is on screen now
+        if not self._first_timed:
+            self._first_timed = True
+            self._time_first_message()
         return SentMessage(id=sent.id, channel_id=sent.channel.id)
+
+    def _time_first_message(self) -> None:
+        """Seconds from the question (its Discord timestamp) to the answer's first message."""
+        if self.reply_to is not None:
+            waited = (discord.utils.utcnow() - self.reply_to.created_at).total_seconds()
+            FIRST_MESSAGE_SECONDS.observe(max(0.0, waited))
 
     async def send(self, content: str, *, reply: bool = False) -> SentMessage:
         return await self._post(reply, content=content)

@@ -14,6 +14,7 @@ import logging
 import signal
 
 from bot.app import LLMBot
+from bot.invite import invite_url
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +28,10 @@ async def serve(bot: LLMBot, token: str) -> None:
     for signum in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(signum, stopping.set)
     async with bot:
-        running = asyncio.create_task(bot.start(token))
+        await bot.login(token)  # what bot.start does first; the application id is known after it
+        if bot.application_id is not None:
+            log.info("invite the bot to a server with: %s", invite_url(bot.application_id))
+        running = asyncio.create_task(bot.connect())
         waiting = asyncio.create_task(stopping.wait())
         done, _ = await asyncio.wait({running, waiting}, return_when=asyncio.FIRST_COMPLETED)
         waiting.cancel()

@@ -3,7 +3,14 @@ so no provider, model or member can grow the number of series."""
 
 from __future__ import annotations
 
-from prometheus_client import Counter
+import time
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import aclosing
+
+from prometheus_client import Counter, Gauge, Histogram
+
+from providers.metrics import provider_label
+from providers.types import ProcessedChunk
 
 DELIVERY_FAILURE_KINDS = ("unavailable", "gone", "forbidden", "sink_error", "internal")
 DELIVERY_FAILURES = Counter(
@@ -13,7 +20,58 @@ DATABASE_ERRORS = Counter(
     "database_errors_total", "Turns that could not read or write the database", ["during"]
 )
 
+# Seconds, from a millisecond stall (healthy) to several seconds (a blocked loop).
+_LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
+EVENT_LOOP_LAG = Histogram(
+    "event_loop_lag_seconds", "How late the event loop woke a sleeper (its overshoot)", buckets=_LAG_BUCKETS
+)
+ANSWERS_IN_FLIGHT = Gauge("answers_in_flight", "Answers streaming now")
+# Seconds: an answer's first message within a second is good, ten is slow, a minute is broken.
+_ANSWER_BUCKETS = (0.25, 0.5, 1.0, 1.5, 2.0, 3.0, 5.0, 7.5, 10.0, 15.0, 30.0, 60.0, 120.0)
+FIRST_MESSAGE_SECONDS = Histogram(
+    "answer_first_message_seconds",
+    "From the question's Discord timestamp to the answer's first message on screen",
+    buckets=_ANSWER_BUCKETS,
+)
+FIRST_TOKEN_SECONDS = Histogram(
+    "provider_first_token_seconds",
+    "From sending an attempt's request to its first text, thought or tool call",
+    ["provider"],
+    buckets=_ANSWER_BUCKETS,
+)
+
+DISCORD_REQUEST_KINDS = ("send", "edit", "delete", "typing", "interaction", "other")
+DISCORD_STATUSES = ("2xx", "3xx", "4xx", "429", "5xx")
+RATE_LIMIT_SCOPES = ("user", "global", "shared")
+DISCORD_REQUESTS = Counter(
+    "discord_requests_total", "Discord REST requests by what they did and how they ended", ["kind", "status"]
+)
+DISCORD_RATE_LIMITS = Counter(
+    "discord_rate_limited_total", "Discord 429 answers by request kind and limit scope", ["kind", "scope"]
+)
+
 
 def closed_label(value: str | None, allowed: tuple[str, ...]) -> str:
     """`value` when it is one of `allowed`, else "other"."""
     return value if value in allowed else "other"
+
+
+def status_label(status: int) -> str:
+    """`429` on its own (the rate limit), else the status class."""
+    return "429" if status == 429 else closed_label(f"{status // 100}xx", DISCORD_STATUSES)
+
+
+async def first_token_timed(chunks: AsyncGenerator[ProcessedChunk, None],
+                            provider: str) -> AsyncIterator[ProcessedChunk]:
+    """Pass `chunks` on, observing when the first content arrived (an error is not content).
+
+    Closing this closes `chunks` too, so an interrupted answer releases its connection at once.
+    """
+    started = time.perf_counter()
+    timed = False
+    async with aclosing(chunks):
+        async for chunk in chunks:
+            if not timed and (chunk.type in ("text", "function_call") or chunk.thoughts):
+                FIRST_TOKEN_SECONDS.labels(provider_label(provider)).observe(time.perf_counter() - started)
+                timed = True
+            yield chunk

@@ -1,17 +1,167 @@
-"""The Prometheus metrics endpoint, served when METRICS_PORT is set."""
+"""Metrics and health on METRICS_PORT: `/metrics` for Prometheus, `/healthz` for the orchestrator.
+
+A small aiohttp app on the bot's own event loop serves both, so `/healthz` reports what
+the loop itself sees: ready (200) when the Discord gateway is connected (every shard of
+this process) and the database answers a trivial query, else 503 with what is missing.
+A stalled loop answers neither, which is what a health check should notice.
+
+Besides the server this module keeps the loop's own gauges: the event-loop lag (a
+background task measures how late a short sleep wakes), the answers in flight, and
+discord.py's REST requests through an aiohttp trace (by kind of request and status,
+429s by the limit's scope; the route's ids never become labels).
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+import re
+from typing import TYPE_CHECKING, Any
 
-from prometheus_client import start_http_server
+import aiohttp
+from aiohttp import web
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from sqlalchemy import text
 
-from bot.settings import Settings
+from bot.metrics import (
+    ANSWERS_IN_FLIGHT,
+    DISCORD_RATE_LIMITS,
+    DISCORD_REQUEST_KINDS,
+    DISCORD_REQUESTS,
+    EVENT_LOOP_LAG,
+    RATE_LIMIT_SCOPES,
+    closed_label,
+    status_label,
+)
+
+if TYPE_CHECKING:
+    from bot.app import LLMBot
 
 log = logging.getLogger(__name__)
 
+DATABASE_CHECK_TIMEOUT = 3.0  # seconds a health check waits for `SELECT 1`
+LAG_INTERVAL = 0.25  # seconds between the loop-lag monitor's sleeps
 
-def start_metrics(settings: Settings) -> None:
+
+# ---- readiness -------------------------------------------------------------------------------
+def gateway_connected(bot: LLMBot) -> bool:
+    """Logged in, ready, and every shard's websocket of this process open."""
+    if bot.is_closed() or not bot.is_ready():
+        return False
+    return all(not shard.is_closed() for shard in bot.shards.values())
+
+
+async def database_answers(bot: LLMBot) -> bool:
+    """`SELECT 1` on a pooled connection within DATABASE_CHECK_TIMEOUT."""
+    try:
+        async with asyncio.timeout(DATABASE_CHECK_TIMEOUT), bot.engine.connect() as conn:
+            await conn.execute(text("SELECT 1"))
+        return True
+    except Exception as exc:  # noqa: BLE001 - any failure means "not ready"
+        log.warning("health check: the database does not answer (%s)", type(exc).__name__)
+        return False
+
+
+async def readiness(bot: LLMBot) -> dict[str, bool]:
+    gateway = gateway_connected(bot)
+    database = await database_answers(bot)
+    return {"ready": gateway and database, "gateway": gateway, "database": database}
+
+
+# ---- Discord REST requests -------------------------------------------------------------------
+_ROUTES: tuple[tuple[str, re.Pattern[str], str], ...] = (
+    ("POST", re.compile(r"/channels/\d+/messages$"), "send"),
+    ("PATCH", re.compile(r"/channels/\d+/messages/\d+$"), "edit"),
+    ("DELETE", re.compile(r"/channels/\d+/messages/\d+$"), "delete"),
+    ("POST", re.compile(r"/channels/\d+/typing$"), "typing"),
+    ("*", re.compile(r"/(interactions|webhooks)/"), "interaction"),
+)
+
+
+def request_kind(method: str, path: str) -> str:
+    """What a Discord REST request did, from a closed vocabulary (ids never become labels)."""
+    for route_method, pattern, kind in _ROUTES:
+        if route_method in ("*", method) and pattern.search(path):
+            return kind
+    return closed_label(None, DISCORD_REQUEST_KINDS)
+
+
+def discord_http_trace() -> aiohttp.TraceConfig:
+    """The trace discord.py's HTTP session reports each request's end to (its `http_trace=`)."""
+
+    async def on_request_end(_session: Any, _context: Any, params: aiohttp.TraceRequestEndParams) -> None:
+        kind = request_kind(params.method, params.url.path)
+        status = params.response.status
+        DISCORD_REQUESTS.labels(kind, status_label(status)).inc()
+        if status == 429:
+            scope = params.response.headers.get("X-RateLimit-Scope")
+            DISCORD_RATE_LIMITS.labels(kind, closed_label(scope, RATE_LIMIT_SCOPES)).inc()
+
+    trace = aiohttp.TraceConfig()
+    trace.on_request_end.append(on_request_end)
+    return trace
+
+
+# ---- the loop's own measurements -------------------------------------------------------------
+async def measure_loop_lag(interval: float = LAG_INTERVAL) -> None:
+    """Forever: sleep `interval` and record how much later than asked the loop woke us."""
+    loop = asyncio.get_running_loop()
+    while True:
+        asked = loop.time()
+        await asyncio.sleep(interval)
+        EVENT_LOOP_LAG.observe(max(0.0, loop.time() - asked - interval))
+
+
+# ---- the server ------------------------------------------------------------------------------
+class Observability:
+    """The `/metrics` + `/healthz` server and the loop-lag task of one bot, started and
+    stopped with it (LLMBot.setup_hook / LLMBot.close)."""
+
+    def __init__(self, bot: LLMBot, port: int, host: str = "0.0.0.0") -> None:  # noqa: S104 - a container port
+        self._bot = bot
+        self._host, self._port = host, port
+        self._runner: web.AppRunner | None = None
+        self._lag: asyncio.Task[None] | None = None
+
+    @property
+    def port(self) -> int:
+        """The bound port (the asked one, or the one the system chose for 0)."""
+        site_sockets = self._runner.addresses if self._runner is not None else []
+        return site_sockets[0][1] if site_sockets else self._port
+
+    async def _metrics(self, _request: web.Request) -> web.Response:
+        return web.Response(body=generate_latest(), headers={"Content-Type": CONTENT_TYPE_LATEST})
+
+    async def _healthz(self, _request: web.Request) -> web.Response:
+        state = await readiness(self._bot)
+        return web.json_response(state, status=200 if state["ready"] else 503)
+
+    async def start(self) -> None:
+        answers = self._bot.answers
+        ANSWERS_IN_FLIGHT.set_function(lambda: len(answers))
+        app = web.Application()
+        app.router.add_get("/metrics", self._metrics)
+        app.router.add_get("/healthz", self._healthz)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        await web.TCPSite(self._runner, self._host, self._port).start()
+        self._lag = asyncio.get_running_loop().create_task(measure_loop_lag(), name="loop-lag")
+        log.info("metrics and health on port %d (/metrics, /healthz)", self.port)
+
+    async def stop(self) -> None:
+        if self._lag is not None:
+            self._lag.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._lag
+            self._lag = None
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+
+def start_metrics(settings: Any) -> None:
+    """Kept for `python -m bot`'s call: the server now starts on the bot's loop with the bot
+    (LLMBot.setup_hook), so nothing is started here."""
     if settings.METRICS_PORT:
-        start_http_server(settings.METRICS_PORT)
-        log.info("metrics on port %d", settings.METRICS_PORT)
+        log.debug("metrics and health will be served on port %d once the bot starts", settings.METRICS_PORT)

@@ -53,6 +53,9 @@ class Settings(BaseSettings):
 
     DISCORD_TOKEN: SecretStr | None = None
     DATABASE_URL: str = DEFAULT_DATABASE_URL
+    # Database connections kept open (as many again may open in a burst); each answer
+    # streaming holds one only for its short transactions.
+    DATABASE_POOL_SIZE: int = Field(default=10, ge=1, le=200)
     # One Fernet key, or several separated by commas: the first encrypts, all decrypt.
     BOT_ENCRYPTION_KEY: SecretStr | None = None
     DISCORD_API_BASE_URL: str | None = None
@@ -62,6 +65,8 @@ class Settings(BaseSettings):
     DEFAULT_TEXT_BASE_URL: str | None = None
     DEFAULT_TEXT_API_KEYS: Annotated[list[SecretStr], NoDecode] = Field(default_factory=list)
     ALLOW_PRIVATE_ENDPOINTS: bool = False
+    # Answer direct messages; when off a DM gets one line saying the bot answers in servers only.
+    ALLOW_DMS: bool = True
     LOG_LEVEL: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
     METRICS_PORT: int | None = Field(default=None, ge=1, le=65535)
     SHARD_COUNT: int | None = Field(default=None, ge=1)

@@ -23,10 +23,12 @@ from bot.repo import get_server_settings
 from providers.i18n import t
 from providers.types import ThoughtLogEntry
 from stream.capture import CapturedBlock
-from stream.sink import SentMessage, SinkError
-from stream.thought_log import ThoughtLogLabels, format_thought_log
+from stream.sink import EmbedSpec, SentMessage, SinkError
+from stream.thought_log import ThoughtLogLabels, ThoughtLogPost, format_thought_log
 
 log = logging.getLogger(__name__)
+
+ERROR_DETAIL_COLOR = 0xE67E22
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +114,19 @@ async def post_thought_log(client: discord.Client, source: Any, channel_id: int 
                  channel_id, getattr(source, "id", None))
         return None
     return await _send(channel, client, post)
+
+
+async def post_error_detail(client: discord.Client, guild_id: int, channel_id: int | None, detail: str,
+                            locale: Any = None) -> SentMessage | None:
+    """A custom endpoint's own error words, for the managers who chose the thought-log
+    channel (the public error embed leaves them out)."""
+    if channel_id is None:
+        return None
+    channel = await _resolve_channel(client, channel_id, guild_id)
+    if channel is None:
+        return None
+    embed = EmbedSpec(t("chat.thought_log.error_detail_title", locale), detail, ERROR_DETAIL_COLOR)
+    return await _send(channel, client, ThoughtLogPost(embed))
 
 
 async def _send(channel: Any, client: discord.Client, post: Any) -> SentMessage | None:

@@ -14,10 +14,9 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from providers.adapter import KNOWN_PROVIDERS
 from providers.error_body import as_text, error_fields, original_texts
 from providers.failure_kind import KIND_TYPE, STREAM_INTERRUPTED, Evidence, decide_kind
-from providers.metrics import PROVIDER_ERRORS
+from providers.metrics import PROVIDER_ERRORS, provider_label
 from providers.redaction import redact_secrets
 from providers.retry_after import retry_after_seconds
 from providers.types import ProviderError
@@ -62,11 +61,6 @@ def _haystack(message: str, original_error: Any, details: Any, code: str | None)
     return "\n".join(_WS.sub(" ", p) for p in parts if p)
 
 
-def metric_provider(provider: str) -> str:
-    """A closed label vocabulary: an unknown name (a typo, a hostile value) counts as "other"."""
-    return provider if provider in KNOWN_PROVIDERS else "other"
-
-
 def classify_failure(
     *,
     provider: str,
@@ -96,7 +90,7 @@ def classify_failure(
         timeout=timeout, connection_failed=connection_failed,
     ))
     coarse_type, retryable = KIND_TYPE[kind]
-    PROVIDER_ERRORS.labels(metric_provider(provider), kind).inc()
+    PROVIDER_ERRORS.labels(provider_label(provider), kind).inc()
     return ProviderError(
         type=coarse_type, message=clean_message, retryable=retryable, code=final_code,
         status=http_status, provider=provider, original_error=original_error, details=details,

@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Generic, Self, TypeVar
 
 import jiter
 
+from providers.client_pool import ClientKey, ClientPool
 from providers.error_description import describe_error
 from providers.streaming import SSEDecoder, with_inactivity_timeout
 from providers.types import ProcessedChunk, ProviderError, RawStreamChunk
@@ -25,20 +26,26 @@ END_OF_BODY = "__end_of_body__"
 """`metadata["event"]` of the last RawStreamChunk of a native stream: the body ended cleanly."""
 
 ClientT = TypeVar("ClientT")
+HttpT = TypeVar("HttpT")
 
 
 class SdkStreamAdapter(ABC, Generic[ClientT]):
     """One configured model: provider, model, timeout and an SDK client made once and kept.
 
     The client is made on first use and kept, so consecutive streams of one adapter
-    reuse its pooled connection; `aclose()` releases it. Subclasses keep the key only in
+    reuse its pooled connection; `aclose()` releases it. With a `ClientPool` (`clients`)
+    the SDK client is built on the pool's shared HTTP client instead, and `aclose()`
+    leaves that client open for the next attempt. Subclasses keep the key only in
     private attributes that `repr_fields` never names.
     """
+
+    # The `ClientKey` family: which SDK and HTTP client class the shared client is for.
+    family: ClassVar[str] = ""
 
     # Attributes the repr shows; never anything that holds a key.
     repr_fields: ClassVar[tuple[str, ...]] = ("model",)
     # Keyword options `create` passes on to the constructor; it drops all others.
-    option_names: ClassVar[frozenset[str]] = frozenset({"timeout"})
+    option_names: ClassVar[frozenset[str]] = frozenset({"timeout", "clients"})
 
     @classmethod
     def create(
@@ -52,11 +59,19 @@ class SdkStreamAdapter(ABC, Generic[ClientT]):
         taken = {name: value for name, value in options.items() if name in cls.option_names}
         return cls(provider, api_key=api_key, model=model, base_url=base_url, **taken)
 
-    def __init__(self, provider: str, *, model: str, timeout: float | None) -> None:
+    def __init__(self, provider: str, *, model: str, timeout: float | None,
+                 clients: ClientPool | None = None) -> None:
         self.provider = provider
         self.model = model
         self.timeout = timeout
         self._client: ClientT | None = None
+        self._clients = clients
+
+    def _http(self, key: ClientKey, make: Callable[[], HttpT]) -> HttpT:
+        """The HTTP client the SDK client sends through: the pool's shared one, or `make()`."""
+        if self._clients is None:
+            return make()
+        return self._clients.get(key, make)
 
     @abstractmethod
     def _new_client(self) -> ClientT:
@@ -73,9 +88,12 @@ class SdkStreamAdapter(ABC, Generic[ClientT]):
         return self._client
 
     async def aclose(self) -> None:
-        """Close the pooled connections (the adapter can still stream afterwards)."""
+        """Close the pooled connections (the adapter can still stream afterwards).
+
+        A shared HTTP client is the pool's: only the SDK client on top of it is dropped.
+        """
         client, self._client = self._client, None
-        if client is not None:
+        if client is not None and self._clients is None:
             await self._close_client(client)
 
     def __repr__(self) -> str:  # never shows the key

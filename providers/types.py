@@ -6,6 +6,7 @@ thousands of them per second, and a pydantic model would cost several times more
 
 from __future__ import annotations
 
+from base64 import b64encode
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -171,16 +172,53 @@ class ToolSpec:
     parameters: Mapping[str, Any] = field(default_factory=lambda: {"type": "object", "properties": {}})
 
 
+@dataclass(slots=True, frozen=True)
+class TextPart:
+    """A piece of text inside a message made of several parts."""
+
+    text: str
+
+
+@dataclass(slots=True, frozen=True)
+class ImagePart:
+    """An image the model should see; `data` is the encoded file (PNG, JPEG, ...)."""
+
+    media_type: str
+    data: bytes
+
+    def base64(self) -> str:
+        """The bytes as every family sends them inline: standard base64, no line breaks."""
+        return b64encode(self.data).decode("ascii")
+
+
+ContentPart = TextPart | ImagePart
+
+
+def content_parts(content: str | Sequence[ContentPart]) -> list[ContentPart]:
+    """Any content as parts: a plain string is one text part (none when empty)."""
+    if isinstance(content, str):
+        return [TextPart(content)] if content else []
+    return list(content)
+
+
+def content_text(content: str | Sequence[ContentPart]) -> str:
+    """The text of any content (images left out), for turns that only take text."""
+    if isinstance(content, str):
+        return content
+    return "\n\n".join(part.text for part in content if isinstance(part, TextPart) and part.text)
+
+
 @dataclass(slots=True)
 class Message:
     """One turn of history.
 
-    Assistant turns that called tools carry `tool_calls`; a tool result carries
-    `tool_call_id` and `name` so each provider can pair it with its call.
+    `content` is a plain string, or parts when the turn carries images (see
+    `content_parts`). Assistant turns that called tools carry `tool_calls`; a tool
+    result carries `tool_call_id` and `name` so each provider can pair it with its call.
     """
 
     role: Role
-    content: str
+    content: str | Sequence[ContentPart]
     tool_calls: Sequence[FunctionCall] = ()
     tool_call_id: str | None = None
     name: str | None = None

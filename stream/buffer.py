@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 STREAMING_INDICATOR = " ▌"
 MAX_MESSAGES = 10  # one answer never floods a channel with more messages than this
 RETRY_BUDGET_SECONDS = 30.0  # how long one send or edit is retried while Discord fails
+REPAIR_BUDGET_SECONDS = 600.0  # how long a given-up final text is tried again in the background
 BACKOFF_SECONDS = 1.0
 MAX_BACKOFF_SECONDS = 8.0
 GONE_ATTEMPTS = 3  # a message deleted again and again: the channel is hostile, stop
@@ -184,6 +185,19 @@ class MessageDelivery:
             self._done.append(self._seg)
             self._seg = _Segment()
             await self._deliver(note, mandatory=True, segment=self._seg)
+
+    async def repair(self, budget: float = REPAIR_BUDGET_SECONDS) -> bool:
+        """Discord failed past the retry budget: try again, for longer, to land the final
+        text (and remove the indicator); True when the answer is now shown in full."""
+        if self.failure != "unavailable" or not self._finished:
+            return self.failure is None
+        self.failure, self._retry_budget = None, budget
+        try:
+            await self._pump(final=True)
+        except Exception:  # noqa: BLE001 - delivery never raises into the turn
+            log.exception("repairing delivery failed")
+            self.failure = "internal"
+        return self.failure is None
 
     async def send_embed(self, embed: EmbedSpec) -> SentMessage | None:
         """Post an embed (an error) after the text, as a reply when nothing else was posted."""

@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.fakes.provider_server import ProviderReplayServer  # noqa: E402
+from tests.support.fake_provider_server import ProviderReplayServer  # noqa: E402
 
 
 @pytest.fixture

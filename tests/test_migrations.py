@@ -18,7 +18,7 @@ from sqlalchemy import inspect, text
 from bot import migrate
 from bot.db.base import Base
 from bot.db.engine import create_engine
-from tests.databases import POSTGRES_URL, postgres_schema
+from tests.support.env_postgres import POSTGRES_URL, postgres_schema
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

@@ -10,8 +10,8 @@ from google import genai
 from google.genai import errors as genai_errors
 from google.genai import types as genai_types
 
-from tests.corpus import CORPUS, requires_corpus
-from tests.fakes.provider_server import Reply, split_events
+from tests.support.env_corpus import CORPUS, requires_corpus
+from tests.support.fake_provider_server import Reply, split_events
 
 
 def openai_client(server, key: str = "sk-test") -> openai.AsyncOpenAI:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 import discord
@@ -9,6 +10,7 @@ from discord import app_commands
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import repo
+from bot.cogs.access import status_lines as control_lines
 from bot.cogs.base import (
     MANAGE_SERVER,
     ConfigCog,
@@ -20,8 +22,11 @@ from bot.cogs.base import (
     text,
 )
 from bot.repo import ActiveRoute
+from bot.repo.conversation import MAX_HISTORY_MESSAGES, set_history_messages
+from bot.repo.routes import keyless_targets
 from bot.settings import Settings
 from bot.translator import lstr
+from bot.usage.report import settings_lines
 
 if TYPE_CHECKING:
     from bot.app import LLMBot
@@ -78,6 +83,16 @@ class AdminCog(ConfigCog):
             await repo.set_member_keys_required(session, interaction.guild_id, required)
         await reply(interaction, "commands.reply.member_keys_on" if required else "commands.reply.member_keys_off")
 
+    @settings_group.command(name=lstr("commands.settings.history.name"),
+                            description=lstr("commands.settings.history.description"))
+    @app_commands.rename(messages=lstr("commands.param.messages.name"))
+    @app_commands.describe(messages=lstr("commands.param.messages.description"))
+    async def history(self, interaction: discord.Interaction,
+                      messages: app_commands.Range[int, 0, MAX_HISTORY_MESSAGES]) -> None:
+        async with self.bot.sessions() as session, session.begin():
+            await set_history_messages(session, interaction.guild_id, messages)
+        await reply(interaction, "commands.reply.history_set", count=messages)
+
     @app_commands.command(name=lstr("commands.status.name"), description=lstr("commands.status.description"))
     async def status(self, interaction: discord.Interaction) -> None:
         """Everyone sees their own route; key pool health only for Manage Server."""
@@ -85,6 +100,8 @@ class AdminCog(ConfigCog):
         async with self.bot.sessions() as session:
             route = await repo.resolve_active_route(session, settings, interaction.guild_id, interaction.user.id)
             lines = [text(interaction, "commands.status.title")] + self._route_lines(interaction, route)
+            lines += [text(interaction, "commands.status.no_key_needed", provider=target.provider, model=target.model)
+                      for target in await keyless_targets(session, settings, interaction.guild_id, route)]
             if route.personal is not None and route.personal.masked_key is not None:
                 lines.append(text(interaction, "commands.status.personal_key_header"))
                 lines.append(health_line(interaction, route.personal.provider or "-",
@@ -92,6 +109,8 @@ class AdminCog(ConfigCog):
                                          route.personal.masked_key, route.personal.health))
             if is_manager(interaction):
                 lines += await self._pool_lines(interaction, session, settings)
+                lines += await settings_lines(partial(text, interaction), session, interaction.guild_id)
+                lines += await control_lines(interaction, session)
         await send(interaction, "\n".join(lines))
 
     def _route_lines(self, interaction: discord.Interaction, route: ActiveRoute) -> list[str]:

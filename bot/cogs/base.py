@@ -54,6 +54,15 @@ ERROR_KEYS: dict[str, str] = {
     "personal_custom_unsupported": "commands.error.personal_custom_unsupported",
     "control_characters": "commands.error.control_characters",
     "conflict": "commands.error.conflict",
+    "history_out_of_range": "commands.error.history_out_of_range",
+    "bad_limit": "commands.error.bad_limit",
+    "bad_price": "commands.error.bad_price",
+    "bad_temperature": "commands.error.bad_temperature",
+    "bad_max_output_tokens": "commands.error.bad_max_output_tokens",
+    "bad_reasoning": "commands.error.bad_reasoning",
+    "persona_too_long": "commands.error.persona_too_long",
+    "persona_empty": "commands.error.persona_empty",
+    "persona_control_characters": "commands.error.persona_control_characters",
 }
 # A refusal the repository learned after this table was written still gets a sentence.
 GENERIC_ERROR_KEY = "commands.error.internal"

@@ -19,17 +19,20 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.admission import AdmissionGate
 from bot.answers import RunningAnswer, RunningAnswers
 from bot.app import LLMBot
 from bot.cogs.base import reply
 from bot.conversation import addresses_bot, build_request, strip_bot_mention
 from bot.discord_sink import DiscordMessageSink
 from bot.error_embed import locale_for_message
+from bot.history import after_answer, conversation_history
 from bot.settings import Settings
-from bot.thought_log import Reasoning, configured_channel_id, post_thought_log
+from bot.thought_log import Reasoning, configured_channel_id, post_error_detail, post_thought_log
 from bot.tools import ToolContext, ToolLoop, default_registry
 from bot.translator import lstr
 from bot.turn import TurnContext, TurnOutcome, run_generation_turn
+from bot.usage.record import record_usage
 from providers.endpoint_check import EndpointPolicy
 from providers.i18n import t
 from stream.limits import StreamLimits
@@ -54,11 +57,14 @@ class ChatCog(commands.Cog):
         self.budgets = ChannelBudgets()  # one edit budget per channel, shared by every answer
         self.answers: RunningAnswers = bot.answers
         self.tools = default_registry()
+        self.gate = AdmissionGate(bot)  # where and for whom the bot answers
 
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:
         user = self.bot.user
         if user is None or self.answers.closed or not addresses_bot(message, user):
+            return
+        if not await self.gate.admits(message):
             return
         mine = self.answers.latest_of(message.channel.id, message.author.id)
         if mine is not None:
@@ -116,7 +122,8 @@ class ChatCog(commands.Cog):
                                                                                  reply=True)
             return None
         settings = self.bot.settings
-        request = await build_request(self.bot, message, prompt)
+        history = await conversation_history(self.bot, message)
+        request = await build_request(self.bot, message, prompt, history)
         guild_id = message.guild.id if message.guild is not None else None
         running = self.answers.start(RunningAnswer(message.channel.id, message.author.id, message.id, guild_id))
         sink = DiscordMessageSink(message.channel, reply_to=message, client=self.bot, typing=True)
@@ -124,14 +131,17 @@ class ChatCog(commands.Cog):
                           locale=locale, sink=sink, budget=self.budgets.for_channel(message.channel.id),
                           interrupt=running.interrupt, limits=answer_limits(settings),
                           max_messages=settings.MAX_MESSAGES_PER_ANSWER,
-                          endpoint_policy=EndpointPolicy(allow_private=settings.ALLOW_PRIVATE_ENDPOINTS))
+                          endpoint_policy=EndpointPolicy(allow_private=settings.ALLOW_PRIVATE_ENDPOINTS),
+                          clients=getattr(self.bot, "clients", None))  # a bare test bot has no pool
         try:
             outcome = await run_generation_turn(ctx, request, self.bot.credentials,
                                                 ToolLoop(self.tools, ToolContext(message.channel, message.author)))
         finally:
             sink.close()
             self.answers.finish(running)
+        await after_answer(self.bot, message, history, sink, outcome.result, locale)  # record parts, history note
         await self._after(ctx, outcome, message.channel)
+        await record_usage(self.bot.sessions, self.bot.settings, ctx, request, outcome)  # after delivery
         return outcome.result
 
     async def _after(self, ctx: TurnContext, outcome: TurnOutcome, source: discord.abc.Messageable) -> None:
@@ -143,12 +153,15 @@ class ChatCog(commands.Cog):
             with contextlib.suppress(SinkError):
                 await ctx.sink.send(t("chat.empty_response", ctx.locale), reply=True)
         sessions = self.bot.sessions
-        if ctx.guild_id is None or sessions is None or not (result.thoughts or result.captured_blocks):
+        wanted = result.thoughts or result.captured_blocks or outcome.private_detail
+        if ctx.guild_id is None or sessions is None or not wanted:
             return
+        channel_id = await configured_channel_id(sessions, ctx.guild_id)
+        if outcome.private_detail:
+            await post_error_detail(self.bot, ctx.guild_id, channel_id, outcome.private_detail, ctx.locale)
         provider = outcome.target.provider if outcome.target is not None else "unknown"
         reasoning = Reasoning(result.thoughts, result.captured_blocks, provider, result.serving_provider,
                               result.thoughts_cut)
-        channel_id = await configured_channel_id(sessions, ctx.guild_id)
         await post_thought_log(self.bot, source, channel_id, reasoning, ctx.locale)
 
 

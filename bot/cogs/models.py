@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from functools import partial
 from typing import TYPE_CHECKING
 
 import discord
@@ -19,12 +20,22 @@ from bot.cogs.base import (
     text,
 )
 from bot.cogs.endpoint import shown_url, validated_endpoint
+from bot.repo.params import set_params
+from bot.repo.usage import set_price
 from bot.translator import lstr
+from bot.usage.report import params_lines
 
 if TYPE_CHECKING:
     from bot.app import LLMBot
 
 log = logging.getLogger(__name__)
+
+REASONING_CHOICES = [
+    app_commands.Choice(name=lstr("commands.choice.reasoning_off"), value="off"),
+    app_commands.Choice(name=lstr("commands.choice.reasoning_low"), value="low"),
+    app_commands.Choice(name=lstr("commands.choice.reasoning_medium"), value="medium"),
+    app_commands.Choice(name=lstr("commands.choice.reasoning_high"), value="high"),
+]
 
 
 class ModelsCog(ConfigCog):
@@ -99,6 +110,40 @@ class ModelsCog(ConfigCog):
         lines += [text(interaction, "commands.reply.chain_line", position=i, provider=target.provider,
                        model=target.model) for i, target in enumerate(chain, start=1)]
         await send(interaction, "\n".join(lines))
+
+    @model.command(name=lstr("commands.model.price.name"), description=lstr("commands.model.price.description"))
+    @app_commands.rename(model=lstr("commands.param.model.name"),
+                         input_per_million=lstr("commands.param.input_per_million.name"),
+                         output_per_million=lstr("commands.param.output_per_million.name"))
+    @app_commands.describe(model=lstr("commands.param.model.description"),
+                           input_per_million=lstr("commands.param.input_per_million.description"),
+                           output_per_million=lstr("commands.param.output_per_million.description"))
+    async def price(self, interaction: discord.Interaction, model: str,
+                    input_per_million: app_commands.Range[float, 0, None],
+                    output_per_million: app_commands.Range[float, 0, None]) -> None:
+        async with self.bot.sessions() as session, session.begin():
+            stored = await set_price(session, interaction.guild_id, model, input_per_million, output_per_million)
+        await reply(interaction, "commands.reply.price_set", model=stored, input=f"{input_per_million:g}",
+                    output=f"{output_per_million:g}")
+
+    @model.command(name=lstr("commands.model.params.name"), description=lstr("commands.model.params.description"))
+    @app_commands.rename(temperature=lstr("commands.param.temperature.name"),
+                         max_output_tokens=lstr("commands.param.max_output_tokens.name"),
+                         reasoning=lstr("commands.param.reasoning.name"))
+    @app_commands.describe(temperature=lstr("commands.param.temperature.description"),
+                           max_output_tokens=lstr("commands.param.max_output_tokens.description"),
+                           reasoning=lstr("commands.param.reasoning.description"))
+    @app_commands.choices(reasoning=REASONING_CHOICES)
+    async def params(self, interaction: discord.Interaction, temperature: app_commands.Range[float, 0, 2] | None = None,
+                     max_output_tokens: app_commands.Range[int, 1, 200_000] | None = None,
+                     reasoning: str | None = None) -> None:
+        """Given values are stored (checked first); with none, the stored settings are shown."""
+        async with self.bot.sessions() as session, session.begin():
+            stored = await set_params(session, interaction.guild_id, temperature, max_output_tokens, reasoning)
+        say = partial(text, interaction)
+        changed = (temperature, max_output_tokens, reasoning) != (None, None, None)
+        lines = [say("commands.reply.params_saved")] if changed else []
+        await send(interaction, "\n".join([*lines, *params_lines(say, stored)]))
 
 
 async def setup(bot: LLMBot) -> None:

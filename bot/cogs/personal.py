@@ -6,15 +6,19 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
 
 from bot import repo
-from bot.cogs.base import SCOPE_CHOICES, ConfigCog, reply, text
+from bot.cogs.base import SCOPE_CHOICES, ConfigCog, reply, send, text
 from bot.cogs.forms import KeyModal
+from bot.repo.usage import usage_by
 from bot.translator import lstr
+from bot.usage.report import REPORT_DAYS, usage_lines
 from bot.vault import install_log_redaction
 from providers import KNOWN_PROVIDERS
 from providers.i18n import t
@@ -134,6 +138,17 @@ class PersonalCog(ConfigCog):
             await repo.set_personal_server_fallback(session, interaction.user.id, where.guild_id, allowed)
         key = "commands.reply.personal_fallback_allowed" if allowed else "commands.reply.personal_fallback_denied"
         await reply(interaction, key, scope=where.label(interaction))
+
+    @personal.command(name=lstr("commands.personal.usage.name"),
+                      description=lstr("commands.personal.usage.description"))
+    async def usage(self, interaction: discord.Interaction) -> None:
+        """The caller's own usage in every server and DM (their rows only)."""
+        day = datetime.now(UTC).date()
+        async with self.bot.sessions() as session:
+            today = await usage_by(session, day, user_id=interaction.user.id)
+            month = await usage_by(session, day - timedelta(days=REPORT_DAYS - 1), user_id=interaction.user.id)
+        lines = usage_lines(partial(text, interaction), "commands.reply.personal_usage_header", today, month)
+        await send(interaction, "\n".join(lines))
 
 
 async def setup(bot: LLMBot) -> None:

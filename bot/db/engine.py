@@ -3,37 +3,67 @@
 A PostgreSQL URL may end in `?search_path=<schema>` to keep the bot's tables in their own
 schema of a shared database; asyncpg takes that only as a server setting, never as a URL
 argument, so it is moved there.
+
+The connection pool is sized for the answers the bot streams at once: each answer holds a
+connection only for its short transactions (route, key pool, key health, usage), so
+`pool_size` connections stay open and as many again may open in a burst. A SQLite file
+runs in write-ahead-log mode, where readers never wait for the writer, and every
+connection waits up to `SQLITE_BUSY_TIMEOUT_MS` for the write lock instead of failing with
+"database is locked" when several answers record their keys' health at once.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import event
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
 
+DEFAULT_POOL_SIZE = 10
+SQLITE_BUSY_TIMEOUT_MS = 15_000
 
-def create_engine(database_url: str) -> AsyncEngine:
+
+def _is_sqlite_file(url: URL) -> bool:
+    return url.database not in (None, "", ":memory:") and "mode=memory" not in str(url)
+
+
+def _pool_options(pool_size: int) -> dict[str, Any]:
+    """Kept connections, burst connections and how long a turn waits for one (seconds)."""
+    return {"pool_size": pool_size, "max_overflow": pool_size, "pool_timeout": 30}
+
+
+def _sqlite_engine(url: URL, pool_size: int) -> AsyncEngine:
+    file_db = _is_sqlite_file(url)
+    if file_db:
+        Path(url.database).parent.mkdir(parents=True, exist_ok=True)  # type: ignore[arg-type]
+    # An in-memory database is one shared connection (StaticPool): no pool to size.
+    engine = create_async_engine(url, **(_pool_options(pool_size) if file_db else {}))
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _per_connection(dbapi_connection, _record) -> None:  # pragma: no cover - driver hook
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA foreign_keys=ON")  # SQLite ignores foreign keys unless asked
+        cursor.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
+        if file_db:
+            cursor.execute("PRAGMA journal_mode=WAL")  # persistent, but cheap to ask again
+            cursor.execute("PRAGMA synchronous=NORMAL")  # durable at checkpoints; WAL's usual pairing
+        cursor.close()
+
+    return engine
+
+
+def create_engine(database_url: str, *, pool_size: int = DEFAULT_POOL_SIZE) -> AsyncEngine:
+    """The engine for `database_url`, its pool keeping `pool_size` connections (see above)."""
     url = make_url(database_url)
     if url.drivername.startswith("sqlite"):
-        if url.database not in (None, "", ":memory:"):
-            Path(url.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_async_engine(url)
-
-        # SQLite ignores foreign keys unless asked, per connection.
-        @event.listens_for(engine.sync_engine, "connect")
-        def _foreign_keys_on(dbapi_connection, _record) -> None:  # pragma: no cover - driver hook
-            cursor = dbapi_connection.cursor()
-            cursor.execute("PRAGMA foreign_keys=ON")
-            cursor.close()
-
-        return engine
+        return _sqlite_engine(url, pool_size)
     connect_args = {}
     if "search_path" in url.query:
         connect_args["server_settings"] = {"search_path": str(url.query["search_path"])}
         url = url.difference_update_query(["search_path"])
-    return create_async_engine(url, pool_pre_ping=True, connect_args=connect_args)
+    return create_async_engine(url, pool_pre_ping=True, connect_args=connect_args, **_pool_options(pool_size))
 
 
 def session_factory(engine: AsyncEngine) -> async_sessionmaker:

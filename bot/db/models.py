@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 
 from sqlalchemy import (
     BigInteger,
     Boolean,
+    Date,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
     LargeBinary,
     String,
+    Text,
     UniqueConstraint,
     false,
     func,
@@ -162,3 +165,197 @@ class EnvironmentKeyHealth(_KeyHealth, Base):
     __tablename__ = "environment_key_health"
 
     fingerprint: Mapped[str] = mapped_column(String(64), primary_key=True)
+
+
+# ---- who and where the bot answers, and in what voice ---------------------------------
+
+
+class Persona(Base):
+    """The text a server's managers wrote to set the bot's voice: for the whole server
+    (channel_id NULL) or for one channel, where it replaces the server's."""
+
+    __tablename__ = "personas"
+    __table_args__ = (
+        UniqueConstraint("guild_id", "channel_id"),
+        # NULLs are distinct in unique constraints, so the server-wide row needs its own index.
+        Index(
+            "uq_personas_guild_id_server", "guild_id", unique=True,
+            sqlite_where=text("channel_id IS NULL"), postgresql_where=text("channel_id IS NULL"),
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True, autoincrement=True)
+    guild_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("servers.guild_id", ondelete="CASCADE"))
+    channel_id: Mapped[int | None] = mapped_column(BigInteger)
+    body: Mapped[str] = mapped_column(Text)
+
+
+class ChannelMode(Base):
+    """Whether the bot answers in every channel (the default, no row) or only allowed ones."""
+
+    __tablename__ = "channel_modes"
+
+    guild_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("servers.guild_id", ondelete="CASCADE"), primary_key=True,
+        autoincrement=False,
+    )
+    mode: Mapped[str] = mapped_column(String(16))
+
+
+class ChannelRule(Base):
+    """One channel allowed or denied (a channel holds one rule at a time)."""
+
+    __tablename__ = "channel_rules"
+    __table_args__ = (UniqueConstraint("guild_id", "channel_id"),)
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True, autoincrement=True)
+    guild_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("servers.guild_id", ondelete="CASCADE")
+    )
+    channel_id: Mapped[int] = mapped_column(BigInteger)
+    rule: Mapped[str] = mapped_column(String(16))
+
+
+class AccessRule(Base):
+    """A member or role blocked, or a role required to chat with the bot."""
+
+    __tablename__ = "access_rules"
+    __table_args__ = (UniqueConstraint("guild_id", "target_id", "kind"),)
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True, autoincrement=True)
+    guild_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("servers.guild_id", ondelete="CASCADE")
+    )
+    target_id: Mapped[int] = mapped_column(BigInteger)
+    kind: Mapped[str] = mapped_column(String(16))
+
+
+# ---- usage, limits, prices and generation settings -------------------------------------
+# Counters are rows in the shared database, added to with single upserts, so every bot
+# process sharing it counts (and enforces) the same numbers.
+
+
+class UsageDay(Base):
+    """Tokens of one UTC day for one member, server (NULL in a DM), model and payer.
+
+    Counts the provider reported and counts estimated from characters are kept in separate
+    rows (`estimated` is part of the key), so every upsert only adds and a report can
+    say which figures are guesses.
+    """
+
+    __tablename__ = "usage_days"
+    __table_args__ = (
+        UniqueConstraint("guild_id", "user_id", "provider", "model", "credential_source", "day",
+                         "estimated", name="uq_usage_days_key"),
+        # NULLs are distinct in unique constraints, so DM rows need their own index.
+        Index(
+            "uq_usage_days_key_dm", "user_id", "provider", "model", "credential_source", "day",
+            "estimated", unique=True,
+            sqlite_where=text("guild_id IS NULL"), postgresql_where=text("guild_id IS NULL"),
+        ),
+        Index("ix_usage_days_guild_day", "guild_id", "day"),
+        Index("ix_usage_days_user_day", "user_id", "day"),
+    )
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True, autoincrement=True)
+    guild_id: Mapped[int | None] = mapped_column(BigInteger)
+    user_id: Mapped[int] = mapped_column(BigInteger)
+    provider: Mapped[str] = mapped_column(String(32))
+    model: Mapped[str] = mapped_column(String(200))
+    credential_source: Mapped[str] = mapped_column(String(16))
+    day: Mapped[date] = mapped_column(Date)
+    estimated: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    input_tokens: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    output_tokens: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    reasoning_tokens: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    cached_input_tokens: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
+    messages: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+
+
+class MessageHour(Base):
+    """Messages one member sent to a limited route in one clock hour (UTC).
+
+    An hourly bucket rather than one row per message: admission is one atomic upsert
+    that adds one only while the count is under the limit (so two processes can never
+    both take the last message), the table grows by one row per member-hour instead of
+    per message, and the reset time a member is told is simply the next full hour.
+    """
+
+    __tablename__ = "message_hours"
+    __table_args__ = (UniqueConstraint("guild_id", "user_id", "hour", name="uq_message_hours_key"),)
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True, autoincrement=True)
+    guild_id: Mapped[int] = mapped_column(BigInteger)
+    user_id: Mapped[int] = mapped_column(BigInteger)
+    hour: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    messages: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+
+
+class ModelPrice(Base):
+    """What a server pays per million tokens of one model (any provider when NULL)."""
+
+    __tablename__ = "model_prices"
+    __table_args__ = (UniqueConstraint("guild_id", "model", name="uq_model_prices_model"),)
+
+    id: Mapped[int] = mapped_column(AutoId, primary_key=True, autoincrement=True)
+    guild_id: Mapped[int] = mapped_column(BigInteger, ForeignKey("servers.guild_id", ondelete="CASCADE"))
+    provider: Mapped[str | None] = mapped_column(String(32))
+    model: Mapped[str] = mapped_column(String(200))
+    input_per_million: Mapped[float] = mapped_column(Float)
+    output_per_million: Mapped[float] = mapped_column(Float)
+
+
+class UsageLimits(Base):
+    """A server's limits; NULL means no limit."""
+
+    __tablename__ = "usage_limits"
+
+    guild_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("servers.guild_id", ondelete="CASCADE"), primary_key=True,
+        autoincrement=False,
+    )
+    messages_per_hour: Mapped[int | None] = mapped_column(Integer)
+    tokens_per_day: Mapped[int | None] = mapped_column(BigInteger)
+    server_tokens_per_day: Mapped[int | None] = mapped_column(BigInteger)
+
+
+class GenerationParams(Base):
+    """A server's generation settings; NULL means the provider's (or operator's) default."""
+
+    __tablename__ = "generation_params"
+
+    guild_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("servers.guild_id", ondelete="CASCADE"), primary_key=True,
+        autoincrement=False,
+    )
+    temperature: Mapped[float | None] = mapped_column(Float)
+    max_output_tokens: Mapped[int | None] = mapped_column(Integer)
+    reasoning: Mapped[str | None] = mapped_column(String(8))
+
+
+# ---- conversations -------------------------------------------------------------------
+class AnswerPart(Base):
+    """One Discord message of the bot's answer: which answer it belongs to (its first
+    message) and which question it answered, so a reply to any part continues the whole
+    answer, also after a restart."""
+
+    __tablename__ = "answer_parts"
+
+    message_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    first_message_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    question_id: Mapped[int] = mapped_column(BigInteger)
+    channel_id: Mapped[int] = mapped_column(BigInteger)
+    position: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class ConversationSettings(Base):
+    """How far back a server's reply chains are sent as history (no row: the default)."""
+
+    __tablename__ = "conversation_settings"
+
+    guild_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("servers.guild_id", ondelete="CASCADE"), primary_key=True,
+        autoincrement=False,
+    )
+    history_messages: Mapped[int] = mapped_column(Integer)

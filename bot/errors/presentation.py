@@ -153,14 +153,31 @@ def title_key(kind: FailureKind, scene: ErrorScene) -> str:
     return TITLE_KEYS[kind]
 
 
+def public_detail(error: ProviderError) -> bool:
+    """Whether the provider's own words may be shown in the channel. A custom endpoint is
+    whatever address a manager typed: its error body may be an internal service's reply
+    (an intranet page, a metadata document), so it goes only to the managers' thought-log
+    channel (`bot.thought_log.post_error_detail`), never into the public embed."""
+    return error.provider != "custom"
+
+
+def private_detail(error: ProviderError, locale: str | None, known_secrets: Iterable[str]) -> str | None:
+    """The words `public_detail` keeps out of the channel, redacted and trimmed; None when
+    there are none to keep back."""
+    if public_detail(error):
+        return None
+    return build_detail(error, "", locale, known_secrets) or None
+
+
 def resolve_presentation(error: ProviderError, scene: ErrorScene) -> ErrorPresentation:
     """Title, headline, detail and tips of a failed turn, for `scene`."""
     kind: FailureKind = error.kind or "request_refused"
     headline = redact_secrets(describe_error(error, scene.locale), scene.known_secrets)
+    detail = build_detail(error, headline, scene.locale, scene.known_secrets) if public_detail(error) else ""
     return ErrorPresentation(
         title_key=title_key(kind, scene),
         headline=headline,
-        detail=build_detail(error, headline, scene.locale, scene.known_secrets),
+        detail=detail,
         tip_keys=tip_keys(error, kind, scene),
         kind=kind,
     )

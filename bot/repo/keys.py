@@ -39,7 +39,8 @@ MAX_LABEL_LENGTH = 64
 MAX_KEY_LENGTH = 1024
 MAX_POOL_SIZE = 25
 
-KeyKind = Literal["server", "personal", "environment"]
+# "keyless": a custom endpoint its managers set up without a key (no health is kept).
+KeyKind = Literal["server", "personal", "environment", "keyless"]
 
 
 @dataclass(frozen=True)
@@ -81,6 +82,19 @@ class KeyLease:
     ref: KeyRef
     masked: str
     secret: str = field(repr=False)
+
+
+# The one lease of a keyless endpoint: no secret, so no Authorization header is sent.
+KEYLESS_LEASE = KeyLease(KeyRef("keyless", "keyless"), "no key", "")
+
+
+class KeyPool(list[KeyLease]):
+    """The usable keys of one model, in the order to try them; `configured` is False when
+    no key is stored for it at all (as opposed to every key resting after errors)."""
+
+    def __init__(self, leases: list[KeyLease] | None = None, *, configured: bool = True) -> None:
+        super().__init__(leases or [])
+        self.configured = configured
 
 
 def check_secret(secret: str) -> str:
@@ -207,13 +221,14 @@ async def usable_server_keys(
     session: AsyncSession, vault: Vault, guild_id: int, provider: str, now: datetime,
 ) -> list[KeyLease]:
     """The pool for one provider minus cooling and undecryptable keys, least recently
-    used first."""
+    used first (`configured` says whether any key is stored at all)."""
     rows = await session.scalars(
         select(ServerApiKey).where(ServerApiKey.guild_id == guild_id, ServerApiKey.provider == provider)
         .order_by(ServerApiKey.last_used_at.is_not(None), ServerApiKey.last_used_at, ServerApiKey.id)
     )
-    leases = []
+    leases = KeyPool(configured=False)
     for row in rows:
+        leases.configured = True
         if health_of(row).cooling(now) or (secret := _readable(vault, row)) is None:
             continue
         leases.append(KeyLease(KeyRef("server", row.id), mask(secret), secret))
@@ -232,10 +247,10 @@ async def environment_key_health(session: AsyncSession, secrets: list[str]) -> l
 
 async def usable_environment_keys(session: AsyncSession, secrets: list[str], now: datetime) -> list[KeyLease]:
     health = await environment_key_health(session, secrets)
-    return [
+    return KeyPool([
         KeyLease(KeyRef("environment", fingerprint(s)), masked_tail(last4(s)), s)
         for s, h in zip(secrets, health, strict=True) if not h.cooling(now)
-    ]
+    ], configured=bool(secrets))
 
 
 async def _health_target(session: AsyncSession, ref: KeyRef):
@@ -249,6 +264,8 @@ async def _health_target(session: AsyncSession, ref: KeyRef):
 
 
 async def record_key_success(session: AsyncSession, ref: KeyRef, now: datetime) -> None:
+    if ref.kind == "keyless":
+        return  # no key, no health
     model, where = await _health_target(session, ref)
     await session.execute(update(model).where(where).values(
         successes=model.successes + 1, last_used_at=now, cooling_down_until=None,
@@ -261,6 +278,8 @@ async def record_key_failure(
 ) -> None:
     """Count an error; a cool-down only ever extends (a later, shorter one never cuts
     short a longer one another process set)."""
+    if ref.kind == "keyless":
+        return  # no key to rest: the endpoint's failures are the route's to handle
     model, where = await _health_target(session, ref)
     values = {"errors": model.errors + 1, "last_error_type": error_type[:64],
               "last_error_at": now, "last_used_at": now}

@@ -6,6 +6,13 @@ model and address, on a server with no provider configuration at all. A server t
 picked a model, stored a key or set fallbacks runs on its own keys; otherwise any server
 could spend the operator's budget on any model, or send the operator's key to a public
 host instead of the operator's gateway.
+
+A custom endpoint may need no key (a local server): a server whose managers set a custom
+endpoint and stored no custom key sends its requests there without one, and so does the
+operator's custom default when DEFAULT_TEXT_API_KEYS is empty. Keyless is only ever the
+address a manager (or the operator) set: a custom model on another address, or any
+other provider, still needs a key, and a server that stored custom keys never falls
+back to sending none when they rest.
 """
 
 from __future__ import annotations
@@ -18,7 +25,13 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import ModelFallback, ServerApiKey
-from bot.repo.keys import KeyLease, usable_environment_keys, usable_server_keys
+from bot.repo.keys import (
+    KEYLESS_LEASE,
+    KeyLease,
+    KeyPool,
+    usable_environment_keys,
+    usable_server_keys,
+)
 from bot.repo.personal import PersonalInfo, effective_personal
 from bot.repo.servers import ModelTarget, ServerSettings, get_server_settings, list_fallbacks
 from bot.settings import Settings
@@ -73,6 +86,35 @@ async def _key_providers(session: AsyncSession, guild_id: int | None) -> set[str
         select(ServerApiKey.provider).where(ServerApiKey.guild_id == guild_id).distinct()))
 
 
+def _keyless_on_server(target: ModelTarget, stored: ServerSettings | None, paid: set[str]) -> bool:
+    """A custom model on the address the server's managers set, on a server with no custom key."""
+    return (target.provider == "custom" and "custom" not in paid and stored is not None
+            and bool(stored.base_url) and target.base_url == stored.base_url)
+
+
+def _keyless_default(target: ModelTarget, settings: Settings) -> bool:
+    """The operator's custom default with no DEFAULT_TEXT_API_KEYS at all."""
+    return (target.provider == "custom" and bool(target.base_url) and target == _environment_target(settings)
+            and not settings.default_text_api_keys())
+
+
+async def keyless_targets(session: AsyncSession, settings: Settings, guild_id: int | None,
+                          route: ActiveRoute) -> list[ModelTarget]:
+    """The models of `route` (and of its server fallback) that are sent without a key."""
+    chains = [(route.origin, route.chain)]
+    if route.server_fallback is not None:
+        chains.append((route.server_fallback.origin, route.server_fallback.chain))
+    stored = await get_server_settings(session, guild_id) if guild_id is not None else None
+    paid = await _key_providers(session, guild_id)
+    found: list[ModelTarget] = []
+    for origin, chain in chains:
+        for target in chain:
+            if ((origin == "environment" and _keyless_default(target, settings))
+                    or (origin == "server" and _keyless_on_server(target, stored, paid))):
+                found.append(target)
+    return found
+
+
 async def _unconfigured(session: AsyncSession, guild_id: int | None,
                         stored: ServerSettings | None = None) -> bool:
     """No stored provider or model, no stored keys, no fallbacks: only such a server (or a
@@ -121,7 +163,9 @@ async def resolve_active_route(
         return ActiveRoute(None, "none", (), personal, blocked="no_route")
     if server_route.origin == "server":
         paid = await _key_providers(session, guild_id)
-        if not any(target.provider in paid for target in server_route.chain):
+        stored = await get_server_settings(session, guild_id) if guild_id is not None else None
+        if not any(target.provider in paid or _keyless_on_server(target, stored, paid)
+                   for target in server_route.chain):
             return ActiveRoute(None, "none", (), personal, blocked="server_keys_required")
     return ActiveRoute("server", server_route.origin, server_route.chain, personal)
 
@@ -132,9 +176,17 @@ async def server_key_pool(
 ) -> list[KeyLease]:
     """Usable keys for one target of a server route: the server's pool for the provider;
     the operator's environment keys only for exactly the operator's target on a server
-    with no provider configuration (see the module docstring)."""
-    if guild_id is not None and target.provider in await _key_providers(session, guild_id):
+    with no provider configuration; the keyless lease for a keyless custom endpoint (see
+    the module docstring). An empty pool says whether any key is configured at all."""
+    paid = await _key_providers(session, guild_id)
+    if guild_id is not None and target.provider in paid:
         return await usable_server_keys(session, vault, guild_id, target.provider, now)
-    if target != _environment_target(settings) or not await _unconfigured(session, guild_id):
-        return []
+    unconfigured = await _unconfigured(session, guild_id)
+    if not unconfigured:
+        stored = await get_server_settings(session, guild_id) if guild_id is not None else None
+        return KeyPool([KEYLESS_LEASE]) if _keyless_on_server(target, stored, paid) else KeyPool(configured=False)
+    if target != _environment_target(settings):
+        return KeyPool(configured=False)
+    if _keyless_default(target, settings):
+        return KeyPool([KEYLESS_LEASE])
     return await usable_environment_keys(session, settings.default_text_api_keys(), now)

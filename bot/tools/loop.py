@@ -22,6 +22,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from bot.tools.registry import ToolContext, ToolError, ToolRegistry
+from bot.usage.tokens import add_usage
 from providers import ChatRequest, Message, normalized_stream
 from providers.types import FunctionCall
 from stream.buffer import MessageDelivery
@@ -109,6 +110,7 @@ class ToolLoop:
                   interrupt: Interrupt, limits: StreamLimits = DEFAULT_LIMITS) -> StreamResult:
         """Continue a `function_call` result until the model answers (see the module docstring)."""
         messages = list(request.messages)
+        usage = result.usage  # every response is paid for: the answer's usage is their sum
         iterations = errors = 0
         shown = 0  # characters of the delivery before the current response
         tools_offered = True
@@ -133,6 +135,7 @@ class ToolLoop:
                                          tools=request.tools if tools_offered else ())
             result = await run_stream(normalized_stream(adapter, follow), delivery, interrupt,
                                       keep_open_for_calls=tools_offered, limits=limits)
+            usage = result.usage = add_usage(usage, result.usage)
         if result.status == "function_call":  # bounded and the model still wants tools: the
             await delivery.finish()  # turn says so (a `function_call` result after the loop)
         return result

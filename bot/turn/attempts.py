@@ -18,6 +18,7 @@ from bot.repo import KeyLease, ModelTarget
 from bot.turn.credentials import Credentials, Leg, TurnRoute
 from bot.turn.policy import Step, plan_next
 from providers import StreamAdapter, create_adapter
+from providers.client_pool import ClientPool
 from providers.endpoint_check import EndpointPolicy
 from providers.types import ProviderError
 
@@ -32,18 +33,21 @@ def target_label(target: ModelTarget) -> str:
 
 
 def open_adapter(target: ModelTarget, lease: KeyLease, verbatim_tool_calling: bool,
-                 endpoint_policy: EndpointPolicy | None = None) -> StreamAdapter | None:
+                 endpoint_policy: EndpointPolicy | None = None,
+                 clients: ClientPool | None = None) -> StreamAdapter | None:
     """The adapter for one attempt; None when the model cannot be used at all (logged).
 
     Verbatim tool-call parsing is a server switch for custom endpoints only: the hosted
     providers have native tool calling. `endpoint_policy` bounds where a custom endpoint
     may connect (public addresses only unless the operator allows private ones).
+    `clients` lends the adapter a shared HTTP client, so an attempt builds no TLS context
+    and may reuse a warm connection; the key still goes with this attempt's requests.
     """
     try:
         return create_adapter(target.provider, api_key=lease.secret, model=target.model,
                               base_url=target.base_url, timeout=PROVIDER_TIMEOUT,
                               verbatim_tool_calling=verbatim_tool_calling and target.provider == "custom",
-                              endpoint_policy=endpoint_policy)
+                              endpoint_policy=endpoint_policy, clients=clients)
     except ValueError as exc:  # e.g. custom without an address; the text never holds the key
         log.error("model %s cannot be used: %s", target_label(target), exc)
         return None
@@ -92,6 +96,7 @@ class AttemptPlan:
         self._skip_model = False
         self._stopped = False
         self._key_scoped_only = True  # every failure of the current model was the key's
+        self.keys_configured = False  # some pool walked had a key (usable or resting)
 
     def __aiter__(self) -> AsyncIterator[Attempt]:
         return self._walk()
@@ -100,6 +105,8 @@ class AttemptPlan:
         for leg_index, leg in enumerate(self.route.legs):
             for model_index, target in enumerate(leg.chain):
                 pool = await self._credentials.pool(self._guild_id, leg, target)
+                # A pool without `configured` (a personal key) is one configured key.
+                self.keys_configured |= bool(pool) or getattr(pool, "configured", True)
                 self._skip_model, self._key_scoped_only = False, True
                 for key_index, lease in enumerate(pool):
                     if self._stopped or len(self.records) >= self._max_attempts:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from providers.client_pool import ClientPool
 from providers.endpoint_check import EndpointPolicy
 from stream.buffer import MAX_MESSAGES
 from stream.interrupt import Interrupt
@@ -21,7 +22,9 @@ class TurnContext:
     channel's edits and is shared by every answer in that channel; `interrupt` ends the
     answer on `/stop`, a newer question or shutdown; `limits` and `max_messages` bound
     one answer's time, calls, kept reasoning and Discord messages; `endpoint_policy`
-    says which addresses a custom endpoint may reach (checked again at connection time).
+    says which addresses a custom endpoint may reach (checked again at connection time);
+    `clients` is the bot's pool of provider HTTP clients every attempt shares (None: each
+    attempt builds and closes its own).
     """
 
     user_id: int
@@ -34,3 +37,4 @@ class TurnContext:
     limits: StreamLimits = field(default_factory=StreamLimits)
     max_messages: int = MAX_MESSAGES
     endpoint_policy: EndpointPolicy = field(default_factory=EndpointPolicy)
+    clients: ClientPool | None = None

@@ -4,9 +4,10 @@ scoped to whose key failed)."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from typing import Any
 
 from bot.errors import ErrorScene, error_embed
@@ -26,7 +27,8 @@ ERROR_COLOR = 0xED4245
 BLOCKED_KEYS = {
     "no_route": "chat.not_configured",
     "member_key_required": "chat.member_key_required",
-    "no_usable_key": "chat.keys_cooling",
+    "no_usable_key": "chat.keys_cooling",  # every key rests after errors
+    "no_key": "chat.no_key_configured",  # no key stored for any model tried
     "server_keys_required": "chat.server_keys_required",
 }
 
@@ -74,6 +76,19 @@ async def end_notes(ctx: TurnContext, delivery: MessageDelivery, result: StreamR
         DELIVERY_FAILURES.labels(closed_label(result.delivery_failure, DELIVERY_FAILURE_KINDS)).inc()
         log.error("the answer could not be delivered in full (%s); %d characters were written",
                   result.delivery_failure, len(result.text))
+        if result.delivery_failure == "unavailable":  # Discord itself failed: try again later
+            _in_background(delivery.repair())
+
+
+_BACKGROUND: set[asyncio.Task[Any]] = set()
+
+
+def _in_background(work: Coroutine[Any, Any, Any]) -> None:
+    """Run `work` after the turn returns; the task is kept until it ends (asyncio keeps
+    only weak references to tasks)."""
+    task = asyncio.get_running_loop().create_task(work)
+    _BACKGROUND.add(task)
+    task.add_done_callback(_BACKGROUND.discard)
 
 
 def interrupted_note(locale: str | None) -> str:

@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.errors import ErrorScene
-from bot.metrics import DATABASE_ERRORS
+from bot.errors.presentation import private_detail
+from bot.metrics import DATABASE_ERRORS, first_token_timed
 from bot.repo import ModelTarget
 from bot.tools.loop import ToolLoop
 from bot.turn.attempts import Attempt, AttemptPlan, AttemptRecord, open_adapter, target_label
@@ -35,6 +36,7 @@ from bot.turn.notices import (
     show_failure,
     tool_limit_notice,
 )
+from bot.usage.limits import admit
 from providers import ChatRequest, normalized_stream
 from providers.metrics import FALLBACKS_USED, KEY_ROTATIONS
 from stream.buffer import MessageDelivery
@@ -54,6 +56,9 @@ class TurnOutcome:
     blocked: str | None = None
     fallback_used: bool = False
     error_shown: bool = False
+    # A custom endpoint's own error words (redacted), kept out of the public embed: for
+    # the managers' thought-log channel only.
+    private_detail: str | None = None
 
 
 @dataclass
@@ -91,6 +96,10 @@ async def _run_turn(ctx: TurnContext, request: ChatRequest, credentials: Credent
     if route.blocked is not None or not route.legs:
         await say_blocked(ctx, route.blocked or "no_route")
         return TurnOutcome(blocked=route.blocked or "no_route")
+    admitted = await admit(ctx, route, credentials)  # the server's limits, before any provider request
+    if admitted is None:
+        return TurnOutcome(blocked="limit_reached")
+    route = admitted
     if tools is not None:
         request = tools.with_tools(request)
     plan = AttemptPlan(route, credentials, ctx.guild_id)
@@ -99,7 +108,8 @@ async def _run_turn(ctx: TurnContext, request: ChatRequest, credentials: Credent
     async for attempt in plan:
         if ctx.interrupt.is_set():
             break
-        adapter = open_adapter(attempt.target, attempt.lease, route.verbatim_tool_calling, ctx.endpoint_policy)
+        adapter = open_adapter(attempt.target, attempt.lease, route.verbatim_tool_calling, ctx.endpoint_policy,
+                               ctx.clients)
         if adapter is None:
             plan.skip_model(attempt)
             continue
@@ -108,7 +118,8 @@ async def _run_turn(ctx: TurnContext, request: ChatRequest, credentials: Credent
             await _supersede(failure, attempt)
         delivery = MessageDelivery(ctx.sink, budget=ctx.budget, max_messages=ctx.max_messages)
         try:
-            result = await run_stream(normalized_stream(adapter, request), delivery, ctx.interrupt,
+            chunks = first_token_timed(normalized_stream(adapter, request), attempt.target.provider)
+            result = await run_stream(chunks, delivery, ctx.interrupt,
                                       keep_open_for_calls=tools is not None, limits=ctx.limits)
             if result.error is None:
                 result = await _run_tools(tools, adapter, request, _Tried(attempt, delivery, result), ctx)
@@ -140,6 +151,7 @@ async def _answered(ctx: TurnContext, plan: AttemptPlan, tried: _Tried, secrets:
         _blame_provider(result, attempt)
         outcome.error_shown = await show_failure(ctx, tried.delivery, result.error,
                                                  _scene(ctx, attempt, secrets, False))
+        outcome.private_detail = private_detail(result.error, ctx.locale, secrets)
     elif result.status == "function_call":  # the tool loop's bounds ended the answer
         await tool_limit_notice(ctx, tried.delivery)
     else:
@@ -154,14 +166,17 @@ async def _give_up(ctx: TurnContext, plan: AttemptPlan, failure: _Tried | None,
                    secrets: list[str]) -> TurnOutcome:
     """Nothing more to try: show the last failure's embed, or say why nothing ran."""
     if failure is None:
-        blocked = "no_route" if plan.tried_any else "no_usable_key"
+        blocked = "no_route" if plan.tried_any else "no_usable_key" if plan.keys_configured else "no_key"
         await say_blocked(ctx, blocked)
         return TurnOutcome(blocked=blocked, attempts=plan.records)
     attempt = failure.attempt
     scene = _scene(ctx, attempt, secrets, failure.pool_exhausted)
-    shown = await show_failure(ctx, failure.delivery, failure.result.error, scene)  # type: ignore[arg-type]
+    error = failure.result.error
+    assert error is not None  # a kept failure always has its error
+    shown = await show_failure(ctx, failure.delivery, error, scene)
     return TurnOutcome(result=failure.result, target=attempt.target, attempts=plan.records,
-                       credential_source=attempt.leg.credential_source, error_shown=shown)
+                       credential_source=attempt.leg.credential_source, error_shown=shown,
+                       private_detail=private_detail(error, ctx.locale, secrets))
 
 
 def _scene(ctx: TurnContext, attempt: Attempt, secrets: list[str], pool_exhausted: bool) -> ErrorScene:
@@ -185,6 +200,8 @@ def _blame_provider(result: StreamResult, attempt: Attempt) -> None:
 
 
 async def _close(adapter: Any) -> None:
+    """The attempt is over: the adapter drops its SDK client. A shared HTTP client stays
+    open (the adapter knows it is the pool's), so the next attempt reuses it."""
     closer = getattr(adapter, "aclose", None)
     if closer is not None:
         with contextlib.suppress(Exception):

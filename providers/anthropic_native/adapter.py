@@ -27,6 +27,7 @@ from providers.anthropic_native.events import (
     process_event,
 )
 from providers.anthropic_native.request import build_arguments
+from providers.client_pool import ClientKey, ClientPool
 from providers.safe_transport import RedirectRefused, provider_http_client
 from providers.sdk_adapter import DEFAULT_TIMEOUT, END_OF_BODY, SdkStreamAdapter, decode_event_data
 from providers.streaming import SSEDecoder, response_timeout
@@ -40,19 +41,23 @@ class AnthropicRedirectRefused(RedirectRefused, anthropic.AnthropicError):
 class AnthropicAdapter(SdkStreamAdapter[anthropic.AsyncAnthropic]):
     """One configured client; every `start_stream` call makes its own stream state."""
 
+    family = "anthropic"
+
     def __init__(
         self, provider: str, *, api_key: str, model: str, base_url: str | None = None,
-        timeout: float | None = DEFAULT_TIMEOUT,
+        timeout: float | None = DEFAULT_TIMEOUT, clients: ClientPool | None = None,
     ) -> None:
-        super().__init__(provider, model=model, timeout=timeout)
+        super().__init__(provider, model=model, timeout=timeout, clients=clients)
         self._client_options: dict[str, Any] = {
             "api_key": api_key, "base_url": base_url, "max_retries": 0, "timeout": timeout,
         }
 
     def _new_client(self) -> anthropic.AsyncAnthropic:
-        """The SDK client on an HTTP client that follows no redirect (safe_transport)."""
-        http_client = provider_http_client(
-            anthropic.DefaultAsyncHttpxClient, error_class=AnthropicRedirectRefused
+        """The SDK client (this adapter's key) on an HTTP client that follows no redirect
+        (safe_transport), shared per address when the adapter has a client pool."""
+        http_client = self._http(
+            ClientKey(self.family, self._client_options["base_url"]),
+            lambda: provider_http_client(anthropic.DefaultAsyncHttpxClient, error_class=AnthropicRedirectRefused),
         )
         return anthropic.AsyncAnthropic(**self._client_options, http_client=http_client)
 
@@ -95,4 +100,4 @@ class AnthropicAdapter(SdkStreamAdapter[anthropic.AsyncAnthropic]):
 
 
 create = AnthropicAdapter.create
-"""Registry entry point (providers.adapter.create_adapter); options: `timeout`."""
+"""Registry entry point (providers.adapter.create_adapter); options: `timeout`, `clients`."""

@@ -12,7 +12,16 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from providers.types import ChatRequest, FunctionCall, Message
+from providers.speaker import with_speaker
+from providers.types import (
+    ChatRequest,
+    ContentPart,
+    FunctionCall,
+    ImagePart,
+    Message,
+    content_parts,
+    content_text,
+)
 
 DEFAULT_MAX_TOKENS = 4096
 # The API refuses budgets under 1024 tokens and requires max_tokens > budget_tokens.
@@ -47,8 +56,9 @@ def _assistant_blocks(message: Message) -> list[dict[str, Any]]:
     calls = list(message.tool_calls)
     if calls:
         blocks.extend(dict(b) for b in calls[0].provider_fields.get(THINKING_BLOCKS, ()))
-    if message.content:
-        blocks.append({"type": "text", "text": message.content})
+    text = content_text(message.content)
+    if text:
+        blocks.append({"type": "text", "text": text})
     for i, call in enumerate(calls):
         if i:
             blocks.extend(dict(b) for b in call.provider_fields.get(THINKING_BLOCKS, ()))
@@ -60,8 +70,15 @@ def _tool_result_block(message: Message) -> dict[str, Any]:
     return {
         "type": "tool_result",
         "tool_use_id": message.tool_call_id or "",
-        "content": message.content,
+        "content": content_text(message.content),
     }
+
+
+def _user_block(part: ContentPart) -> dict[str, Any]:
+    if isinstance(part, ImagePart):
+        return {"type": "image",
+                "source": {"type": "base64", "media_type": part.media_type, "data": part.base64()}}
+    return {"type": "text", "text": part.text}
 
 
 def _append(turns: list[dict[str, Any]], role: str, blocks: list[dict[str, Any]]) -> None:
@@ -81,13 +98,14 @@ def build_messages(messages: Sequence[Message]) -> tuple[list[dict[str, Any]], l
     for message in messages:
         if message.role == "system":
             if message.content:
-                system_texts.append(message.content)
+                system_texts.append(content_text(message.content))
         elif message.role == "assistant":
             _append(turns, "assistant", _assistant_blocks(message))
         elif message.role == "tool":
             _append(turns, "user", [_tool_result_block(message)])
         elif message.content:
-            _append(turns, "user", [{"type": "text", "text": message.content}])
+            content = with_speaker(message.content, message.name)  # the speaker, as a prefix
+            _append(turns, "user", [_user_block(part) for part in content_parts(content)])
     return turns, system_texts
 
 

@@ -21,13 +21,17 @@ split by our decoder, parsed with jiter and normalized by `events.process_payloa
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
+from dataclasses import dataclass
 from typing import Any
 
+import httpx2
 from google import genai
 from google.genai import types as genai_types
 
+from providers.client_pool import ClientKey, ClientPool
 from providers.gemini.errors import classify_exception
 from providers.gemini.events import (
     PROVIDER,
@@ -38,7 +42,11 @@ from providers.gemini.events import (
 )
 from providers.gemini.request import build_body
 from providers.gemini.sse import GeminiSSEDecoder
-from providers.safe_transport import no_redirect_options, refuse_redirect_middleware
+from providers.safe_transport import (
+    no_redirect_options,
+    provider_http_client,
+    refuse_redirect_middleware,
+)
 from providers.sdk_adapter import DEFAULT_TIMEOUT, END_OF_BODY, SdkStreamAdapter, decode_event_data
 from providers.streaming import response_timeout
 from providers.types import ChatRequest, ProcessedChunk, ProviderError, RawStreamChunk
@@ -48,10 +56,10 @@ API_VERSION = "v1beta"
 
 
 def _byte_pieces(transport: Any) -> AsyncIterator[bytes]:
-    content = getattr(transport, "content", None)
-    if content is not None and hasattr(content, "iter_any"):  # aiohttp.ClientResponse
-        return content.iter_any()
-    return transport.aiter_bytes()  # httpx2.Response
+    # httpx2 first: reading a streamed httpx2.Response's `content` raises before `read()`.
+    if hasattr(transport, "aiter_bytes"):  # httpx2.Response (the shared client's transport)
+        return transport.aiter_bytes()
+    return transport.content.iter_any()  # aiohttp.ClientResponse
 
 
 async def _close(transport: Any) -> None:
@@ -69,17 +77,45 @@ _NO_REDIRECTS: dict[str, Any] = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class SharedGeminiTransport:
+    """What a google-genai Client would otherwise build for itself, shared per address.
+
+    Given both httpx2 clients and an SSL context, `genai.Client` makes no client and no
+    TLS context of its own (it always builds a sync client, and a context for its live
+    API, unless handed them), and it never closes clients it was handed. The SDK then
+    sends through the async httpx2 client, which refuses redirects (safe_transport).
+    """
+
+    async_client: httpx2.AsyncClient
+    sync_client: httpx2.Client
+    ssl_context: ssl.SSLContext
+
+    @classmethod
+    def new(cls) -> SharedGeminiTransport:
+        context = httpx2.create_ssl_context()
+        return cls(provider_http_client(httpx2.AsyncClient),
+                   httpx2.Client(verify=context, follow_redirects=False), context)
+
+    async def aclose(self) -> None:
+        await self.async_client.aclose()
+        self.sync_client.close()
+
+
 class GeminiAdapter(SdkStreamAdapter[genai.Client]):
     """One configured client; every `start_stream` call makes its own stream state."""
 
-    option_names = frozenset({"timeout", "api_version"})
+    family = "gemini"
+    option_names = frozenset({"timeout", "api_version", "clients"})
 
     def __init__(
         self, provider: str, *, api_key: str, model: str, base_url: str | None = None,
         timeout: float | None = DEFAULT_TIMEOUT, api_version: str = API_VERSION,
+        clients: ClientPool | None = None,
     ) -> None:
-        super().__init__(provider, model=model, timeout=timeout)
+        super().__init__(provider, model=model, timeout=timeout, clients=clients)
         self._api_key = api_key
+        self._base_url = base_url
         # No HttpOptions.timeout: with aiohttp it is a *total* deadline that would cut
         # long answers; the connect wait and the between-chunk inactivity are bounded here.
         self._http_options = genai_types.HttpOptions(
@@ -89,7 +125,15 @@ class GeminiAdapter(SdkStreamAdapter[genai.Client]):
         )
 
     def _new_client(self) -> genai.Client:
-        return genai.Client(api_key=self._api_key, http_options=self._http_options)
+        """The SDK client with this adapter's key; on the pool's shared transport if pooled."""
+        if self._clients is None:
+            return genai.Client(api_key=self._api_key, http_options=self._http_options)
+        shared = self._http(ClientKey(self.family, self._base_url), SharedGeminiTransport.new)
+        options = self._http_options.model_copy(update={
+            "httpx_client": shared.sync_client, "httpx_async_client": shared.async_client,
+            "async_client_args": {"ssl": shared.ssl_context},
+        })
+        return genai.Client(api_key=self._api_key, http_options=options)
 
     async def _close_client(self, client: genai.Client) -> None:
         await client.aio.aclose()
@@ -134,4 +178,4 @@ class GeminiAdapter(SdkStreamAdapter[genai.Client]):
 
 
 create = GeminiAdapter.create
-"""Registry entry point (providers.adapter.create_adapter); options: `timeout`, `api_version`."""
+"""Registry entry point (providers.adapter.create_adapter); options: `timeout`, `api_version`, `clients`."""

@@ -14,7 +14,16 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from providers.types import ChatRequest, FunctionCall, Message
+from providers.speaker import with_speaker
+from providers.types import (
+    ChatRequest,
+    ContentPart,
+    FunctionCall,
+    ImagePart,
+    Message,
+    content_parts,
+    content_text,
+)
 
 # FunctionCall.provider_fields key a caller may use instead of `thought_signature`.
 THOUGHT_SIGNATURE = "thought_signature"
@@ -41,6 +50,13 @@ def _response_payload(content: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"result": value}
 
 
+def _user_part(part: ContentPart) -> dict[str, Any]:
+    """Images travel inline (base64) in the REST shape's camelCase `inlineData`."""
+    if isinstance(part, ImagePart):
+        return {"inlineData": {"mimeType": part.media_type, "data": part.base64()}}
+    return {"text": part.text}
+
+
 def _append(contents: list[dict[str, Any]], role: str, parts: list[dict[str, Any]]) -> None:
     if not parts:
         return
@@ -58,9 +74,10 @@ def build_contents(messages: Sequence[Message]) -> tuple[list[dict[str, Any]], l
     for message in messages:
         if message.role == "system":
             if message.content:
-                system_texts.append(message.content)
+                system_texts.append(content_text(message.content))
         elif message.role == "assistant":
-            parts: list[dict[str, Any]] = [{"text": message.content}] if message.content else []
+            text = content_text(message.content)
+            parts: list[dict[str, Any]] = [{"text": text}] if text else []
             for call in message.tool_calls:
                 if call.id:
                     names_by_id[call.id] = call.name
@@ -68,12 +85,13 @@ def build_contents(messages: Sequence[Message]) -> tuple[list[dict[str, Any]], l
             _append(contents, "model", parts)
         elif message.role == "tool":
             name = message.name or names_by_id.get(message.tool_call_id or "", "")
-            response: dict[str, Any] = {"name": name, "response": _response_payload(message.content)}
+            response: dict[str, Any] = {"name": name, "response": _response_payload(content_text(message.content))}
             if message.tool_call_id:
                 response["id"] = message.tool_call_id
             _append(contents, "user", [{"functionResponse": response}])
         elif message.content:
-            _append(contents, "user", [{"text": message.content}])
+            content = with_speaker(message.content, message.name)  # the speaker, as a prefix
+            _append(contents, "user", [_user_part(part) for part in content_parts(content)])
     return contents, system_texts
 
 

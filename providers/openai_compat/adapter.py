@@ -13,6 +13,7 @@ from typing import Any
 import httpx2
 import openai
 
+from providers.client_pool import ClientKey, ClientPool
 from providers.endpoint_check import EndpointPolicy
 from providers.errors import classify_error_body, classify_failure, error_fields
 from providers.openai_compat.normalize import (
@@ -34,14 +35,21 @@ from providers.streaming import (
 from providers.types import ChatRequest, ProcessedChunk, ProviderError, RawStreamChunk
 
 DEFAULT_CONNECT_TIMEOUT = 10.0
+# A custom endpoint may take requests without a key (a local server). The SDK refuses a
+# client without one and, given a key, always sends `Authorization: Bearer <key>`; an
+# `Omit()` for that header in the client's default headers fails its check for a way to
+# authenticate, so the placeholder goes to the client and each request omits the header
+# (`extra_headers`, which the SDK accepts as "explicitly no authentication").
+KEYLESS_PLACEHOLDER = "keyless"
 
 
 class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
     """One configured model on one endpoint; holds no per-stream state."""
 
+    family = "openai_compat"
     repr_fields = ("provider", "model", "base_url")
     option_names = frozenset(
-        {"timeout", "connect_timeout", "verbatim_tool_calling", "default_headers", "endpoint_policy"}
+        {"timeout", "connect_timeout", "verbatim_tool_calling", "default_headers", "endpoint_policy", "clients"}
     )
 
     def __init__(
@@ -56,6 +64,7 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
         verbatim_tool_calling: bool = False,
         default_headers: dict[str, str] | None = None,
         endpoint_policy: EndpointPolicy | None = None,
+        clients: ClientPool | None = None,
     ) -> None:
         if provider not in FAMILY:
             raise ValueError(f"{provider!r} is not an OpenAI-compatible provider; expected one of {FAMILY}")
@@ -63,14 +72,17 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
             if provider == "custom":
                 raise ValueError("the custom provider needs a base_url (the server root plus /v1)")
             base_url = DEFAULT_BASE_URLS[provider]
-        super().__init__(provider, model=model, timeout=timeout)
+        if not api_key and provider != "custom":
+            raise ValueError(f"the {provider} provider needs an API key; only a custom endpoint may have none")
+        super().__init__(provider, model=model, timeout=timeout, clients=clients)
+        self._no_auth: dict[str, Any] = {} if api_key else {"extra_headers": {"Authorization": openai.Omit()}}
         self.base_url = base_url
         self.verbatim_tool_calling = bool(verbatim_tool_calling)
         # Only a custom endpoint (typed in Discord) has its connections checked; without a
         # policy it may reach public addresses only.
         self._endpoint_policy = (endpoint_policy or EndpointPolicy()) if provider == "custom" else None
         self._client_options: dict[str, Any] = {
-            "api_key": api_key,
+            "api_key": api_key or KEYLESS_PLACEHOLDER,
             "base_url": base_url,
             "max_retries": 0,
             # Reads are bounded by our own inactivity timeout, which knows about streams.
@@ -79,8 +91,14 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
         }
 
     def _new_client(self) -> openai.AsyncOpenAI:
-        """The SDK client on an HTTP client that follows no redirect (safe_transport)."""
-        http_client = provider_http_client(openai.DefaultAsyncHttpxClient, policy=self._endpoint_policy)
+        """The SDK client (this adapter's key) on an HTTP client that follows no redirect
+        and, for a custom endpoint, checks every connection's address (safe_transport);
+        shared per endpoint when the adapter has a client pool."""
+        policy = self._endpoint_policy
+        http_client = self._http(
+            ClientKey(self.family, self.base_url, policy),
+            lambda: provider_http_client(openai.DefaultAsyncHttpxClient, policy=policy),
+        )
         return openai.AsyncOpenAI(**self._client_options, http_client=http_client)
 
     async def start_stream(self, request: ChatRequest) -> AsyncIterator[RawStreamChunk]:
@@ -93,7 +111,7 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
         shared = {"stream": state}
         provider = self.provider
         manager = self._sdk().chat.completions.with_streaming_response.create(
-            **build_request(self.provider, self.model, request)
+            **build_request(self.provider, self.model, request), **self._no_auth
         )
         async with response_timeout(self.timeout):
             response = await manager.__aenter__()
@@ -158,6 +176,7 @@ create = OpenAICompatAdapter.create
 Options: `timeout` (seconds, inactivity and first response; default 120, None for no
 bound), `connect_timeout`, `verbatim_tool_calling` (custom only), `default_headers`,
 `endpoint_policy` (custom only: an `EndpointPolicy`, e.g. `EndpointPolicy(allow_private=True)`
-for ALLOW_PRIVATE_ENDPOINTS; by default only public addresses are reached).
+for ALLOW_PRIVATE_ENDPOINTS; by default only public addresses are reached), `clients` (a
+`ClientPool` whose shared HTTP client the SDK client uses).
 Others are ignored so one option set can be passed to any provider.
 """

@@ -11,7 +11,16 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from providers.types import ChatRequest, FunctionCall, Message, ToolSpec
+from providers.speaker import name_field, with_speaker
+from providers.types import (
+    ChatRequest,
+    ContentPart,
+    FunctionCall,
+    ImagePart,
+    Message,
+    ToolSpec,
+    content_text,
+)
 
 DEFAULT_BASE_URLS: dict[str, str] = {
     "openai": "https://api.openai.com/v1",
@@ -47,10 +56,11 @@ def _first_field(calls: Sequence[FunctionCall], key: str) -> Any:
 
 
 def _assistant(provider: str, message: Message) -> dict[str, Any]:
-    out: dict[str, Any] = {"role": "assistant", "content": message.content or None}
+    text = content_text(message.content)
+    out: dict[str, Any] = {"role": "assistant", "content": text or None}
     calls = list(message.tool_calls)
     if not calls:
-        out["content"] = message.content
+        out["content"] = text
         return out
     out["tool_calls"] = [_tool_call(call, i) for i, call in enumerate(calls)]
     if provider == "openrouter":
@@ -64,6 +74,31 @@ def _assistant(provider: str, message: Message) -> dict[str, Any]:
     return out
 
 
+def _part(part: ContentPart) -> dict[str, Any]:
+    if isinstance(part, ImagePart):
+        url = f"data:{part.media_type};base64,{part.base64()}"
+        return {"type": "image_url", "image_url": {"url": url}}
+    return {"type": "text", "text": part.text}
+
+
+def user_content(content: str | Sequence[ContentPart]) -> str | list[dict[str, Any]]:
+    """A plain string stays a string (every server of the family takes it); parts become
+    the content array, images as data URLs."""
+    if isinstance(content, str):
+        return content
+    return [_part(part) for part in content]
+
+
+def _user(message: Message) -> dict[str, Any]:
+    """A user turn; the speaker's name in the `name` field, or as a prefix when it does not fit."""
+    field = name_field(message.name)
+    content = message.content if field is not None else with_speaker(message.content, message.name)
+    out: dict[str, Any] = {"role": "user", "content": user_content(content)}
+    if field is not None:
+        out["name"] = field
+    return out
+
+
 def build_messages(provider: str, request: ChatRequest) -> list[dict[str, Any]]:
     """System prompt first, then the history in the family's message shape."""
     messages: list[dict[str, Any]] = []
@@ -74,10 +109,13 @@ def build_messages(provider: str, request: ChatRequest) -> list[dict[str, Any]]:
             messages.append(_assistant(provider, message))
         elif message.role == "tool":
             messages.append(
-                {"role": "tool", "tool_call_id": message.tool_call_id or "", "content": message.content}
+                {"role": "tool", "tool_call_id": message.tool_call_id or "",
+                 "content": content_text(message.content)}
             )
+        elif message.role == "user":
+            messages.append(_user(message))
         else:
-            messages.append({"role": message.role, "content": message.content})
+            messages.append({"role": message.role, "content": content_text(message.content)})
     return messages
 
 

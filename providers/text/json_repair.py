@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from providers.metrics import TOOL_ARGUMENTS_TRUNCATED
+from providers.metrics import TOOL_ARGUMENTS_TRUNCATED, provider_label
 
 logger = logging.getLogger(__name__)
 
@@ -93,103 +93,130 @@ def _complete_value(frame: _Frame, end: int) -> None:
     frame.state = _OBJ_AFTER if frame.closer == "}" else _ARR_AFTER
 
 
+# What one step of the scanner says: go on, the input ended (cut: repair it), or the
+# root object closed (the input was complete or had junk after it: nothing to repair).
+_GO, _CUT, _ROOT_CLOSED = 0, 1, 2
+
+
+class _Scanner:
+    """One left-to-right pass over a possibly cut JSON object; each state's step is its own method."""
+
+    __slots__ = ("raw", "n", "pos", "stack", "pending_number_end")
+
+    def __init__(self, raw: str, start: int) -> None:
+        self.raw, self.n, self.pos = raw, len(raw), start
+        self.stack = [_Frame("}", _OBJ_FIRST_KEY)]
+        self.pending_number_end = -1  # a number that is complete only once a separator follows
+
+    def run(self) -> str | None:
+        raw = self.raw
+        while True:
+            self.pos = _WS.match(raw, self.pos).end()
+            if self.pos >= self.n:
+                break
+            ch, frame = raw[self.pos], self.stack[-1]
+            state = frame.state
+            if state in (_OBJ_AFTER, _ARR_AFTER):
+                step = self._after_value(ch, frame, state)
+            elif state in (_OBJ_FIRST_KEY, _OBJ_KEY):
+                step = self._key(ch, frame, state)
+            elif state == _OBJ_COLON:
+                if ch != ":":
+                    raise _Malformed
+                frame.state, step = _OBJ_VALUE, _GO
+                self.pos += 1
+            else:  # a value is due (_OBJ_VALUE, _ARR_FIRST, _ARR_VALUE)
+                step = self._value(ch, frame, state)
+            if step == _ROOT_CLOSED:
+                return None
+            if step == _CUT:
+                break
+        return _close(raw, self.stack)
+
+    def _pop(self) -> int:
+        """Close the innermost container; the enclosing one gains a complete value."""
+        self.stack.pop()
+        self.pos += 1
+        if not self.stack:
+            return _ROOT_CLOSED
+        _complete_value(self.stack[-1], self.pos)
+        return _GO
+
+    def _after_value(self, ch: str, frame: _Frame, state: int) -> int:
+        if ch == ",":
+            if self.pending_number_end >= 0:
+                frame.last_end = self.pending_number_end
+                self.pending_number_end = -1
+            frame.state = _OBJ_KEY if state == _OBJ_AFTER else _ARR_VALUE
+            self.pos += 1
+            return _GO
+        if ch != frame.closer:
+            raise _Malformed
+        self.pending_number_end = -1
+        return self._pop()
+
+    def _key(self, ch: str, frame: _Frame, state: int) -> int:
+        if ch == "}" and state == _OBJ_FIRST_KEY:
+            return self._pop()
+        if ch != '"':
+            raise _Malformed
+        end = _scan_string(self.raw, self.pos)
+        if end < 0:
+            return _CUT
+        frame.state, self.pos = _OBJ_COLON, end
+        return _GO
+
+    def _value(self, ch: str, frame: _Frame, state: int) -> int:
+        if ch == "]" and state == _ARR_FIRST:
+            return self._pop()
+        if ch == "{" or ch == "[":
+            self.stack.append(_Frame("}", _OBJ_FIRST_KEY) if ch == "{" else _Frame("]", _ARR_FIRST))
+            self.pos += 1
+            return _GO
+        if ch == '"':
+            end = _scan_string(self.raw, self.pos)
+            if end < 0:
+                return _CUT
+            _complete_value(frame, end)
+            self.pos = end
+            return _GO
+        if ch in _LITERALS:
+            return self._literal(_LITERALS[ch], frame)
+        if ch == "-" or "0" <= ch <= "9":
+            return self._number(frame)
+        raise _Malformed
+
+    def _literal(self, word: str, frame: _Frame) -> int:
+        piece = self.raw[self.pos : self.pos + len(word)]
+        if not word.startswith(piece):
+            raise _Malformed
+        if len(piece) < len(word):
+            return _CUT  # cut inside the literal
+        self.pos += len(word)
+        _complete_value(frame, self.pos)
+        return _GO
+
+    def _number(self, frame: _Frame) -> int:
+        end = _NUM_RUN.match(self.raw, self.pos).end()
+        token = self.raw[self.pos : end]
+        if end >= self.n:
+            if _NUM_PREFIX.fullmatch(token) is None:
+                raise _Malformed
+            return _CUT  # a number at the very end may have been cut mid-digit
+        if _NUM_FULL.fullmatch(token) is None:
+            raise _Malformed
+        frame.state = _OBJ_AFTER if frame.closer == "}" else _ARR_AFTER
+        self.pending_number_end = end
+        self.pos = end
+        return _GO
+
+
 def _scan(raw: str) -> str | None:
     """Return the repaired JSON text, or None when the input is not a cut object."""
-    n = len(raw)
     pos = _WS.match(raw, 0).end()
-    if pos >= n or raw[pos] != "{":
+    if pos >= len(raw) or raw[pos] != "{":
         return None
-    stack = [_Frame("}", _OBJ_FIRST_KEY)]
-    pos += 1
-    pending_number_end = -1  # a number that is complete only once a separator follows
-    while True:
-        pos = _WS.match(raw, pos).end()
-        if pos >= n:
-            break
-        ch = raw[pos]
-        frame = stack[-1]
-        state = frame.state
-        if state in (_OBJ_AFTER, _ARR_AFTER):
-            if ch == ",":
-                if pending_number_end >= 0:
-                    frame.last_end = pending_number_end
-                    pending_number_end = -1
-                frame.state = _OBJ_KEY if state == _OBJ_AFTER else _ARR_VALUE
-                pos += 1
-                continue
-            if ch != frame.closer:
-                raise _Malformed
-            pending_number_end = -1
-            stack.pop()
-            pos += 1
-            if not stack:
-                return None  # the root closed: complete input or trailing junk
-            _complete_value(stack[-1], pos)
-            continue
-        if state in (_OBJ_FIRST_KEY, _OBJ_KEY):
-            if ch == "}" and state == _OBJ_FIRST_KEY:
-                stack.pop()
-                pos += 1
-                if not stack:
-                    return None
-                _complete_value(stack[-1], pos)
-                continue
-            if ch != '"':
-                raise _Malformed
-            end = _scan_string(raw, pos)
-            if end < 0:
-                break
-            frame.state = _OBJ_COLON
-            pos = end
-            continue
-        if state == _OBJ_COLON:
-            if ch != ":":
-                raise _Malformed
-            frame.state = _OBJ_VALUE
-            pos += 1
-            continue
-        # A value is due (_OBJ_VALUE, _ARR_FIRST, _ARR_VALUE).
-        if ch == "]" and state == _ARR_FIRST:
-            stack.pop()
-            pos += 1
-            _complete_value(stack[-1], pos)
-            continue
-        if ch == "{":
-            stack.append(_Frame("}", _OBJ_FIRST_KEY))
-            pos += 1
-        elif ch == "[":
-            stack.append(_Frame("]", _ARR_FIRST))
-            pos += 1
-        elif ch == '"':
-            end = _scan_string(raw, pos)
-            if end < 0:
-                break
-            _complete_value(frame, end)
-            pos = end
-        elif ch in _LITERALS:
-            word = _LITERALS[ch]
-            piece = raw[pos : pos + len(word)]
-            if not word.startswith(piece):
-                raise _Malformed
-            if len(piece) < len(word):
-                break  # cut inside the literal
-            pos += len(word)
-            _complete_value(frame, pos)
-        elif ch == "-" or "0" <= ch <= "9":
-            end = _NUM_RUN.match(raw, pos).end()
-            token = raw[pos:end]
-            if end >= n:
-                if _NUM_PREFIX.fullmatch(token) is None:
-                    raise _Malformed
-                break  # a number at the very end may have been cut mid-digit
-            if _NUM_FULL.fullmatch(token) is None:
-                raise _Malformed
-            frame.state = _OBJ_AFTER if frame.closer == "}" else _ARR_AFTER
-            pending_number_end = end
-            pos = end
-        else:
-            raise _Malformed
-    return _close(raw, stack)
+    return _Scanner(raw, pos + 1).run()
 
 
 def _close(raw: str, stack: list[_Frame]) -> str:
@@ -252,7 +279,7 @@ def parse_tool_arguments(raw: str, *, adapter: str = "", tool_name: str = "") ->
             len(raw),
         )
         return ParsedToolArguments({}, False, False)
-    TOOL_ARGUMENTS_TRUNCATED.labels(adapter=adapter, tool=tool_name).inc()
+    TOOL_ARGUMENTS_TRUNCATED.labels(provider=provider_label(adapter)).inc()
     # Only sizes and counts are logged: the payload may hold user data or secrets.
     facts = {"adapter": adapter, "tool": tool_name, "recovered_keys": len(repaired), "raw_length": len(raw)}
     logger.error(

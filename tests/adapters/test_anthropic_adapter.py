@@ -14,7 +14,7 @@ import pytest
 from providers.adapter import create_adapter, normalized_stream
 from providers.anthropic_native.request import THINKING_BLOCKS, build_arguments
 from providers.types import ChatRequest, FunctionCall, Message, ToolSpec, Usage
-from tests.adapters.fixtures_native import (
+from tests.support.data_anthropic import (
     ANTHROPIC_MAX_TOKENS_TOOL,
     ANTHROPIC_RATE_LIMITED_MIDSTREAM,
     ANTHROPIC_REDACTED,
@@ -26,15 +26,15 @@ from tests.adapters.fixtures_native import (
     a_thinking_block,
     a_tool_block,
     anthropic_events,
-    run_stream,
 )
-from tests.corpus import CORPUS, corpus_errors, corpus_streams, requires_corpus
-from tests.fakes.provider_server import Reply, split_events
+from tests.support.drive_adapter import served_outcome
+from tests.support.env_corpus import CORPUS, corpus_errors, corpus_streams, requires_corpus
+from tests.support.fake_provider_server import Reply, split_events
 
 
 # ---- own fixtures ---------------------------------------------------------------------------
 async def test_thinking_signature_text_and_parallel_calls(provider_server):
-    out = await run_stream(provider_server, "anthropic", Reply.named_sse(ANTHROPIC_THINK_TOOLS))
+    out = await served_outcome(provider_server, "anthropic", Reply.named_sse(ANTHROPIC_THINK_TOOLS))
     assert out.text == "Checking both cities."
     assert out.thought_text("raw") == "The user wants weather for two cities."
     assert [k for k, _ in out.thoughts] == ["raw", "raw", "signature"]
@@ -54,13 +54,13 @@ async def test_thinking_signature_text_and_parallel_calls(provider_server):
 
 
 async def test_each_call_is_its_own_chunk_in_order(provider_server):
-    out = await run_stream(provider_server, "anthropic", Reply.named_sse(ANTHROPIC_THINK_TOOLS))
+    out = await served_outcome(provider_server, "anthropic", Reply.named_sse(ANTHROPIC_THINK_TOOLS))
     kinds = [c.type for c in out.chunks if c.type != "text"]
     assert kinds == ["function_call", "function_call", "done"]
 
 
 async def test_redacted_thinking_is_recorded_never_decoded(provider_server):
-    out = await run_stream(provider_server, "anthropic", Reply.named_sse(ANTHROPIC_REDACTED))
+    out = await served_outcome(provider_server, "anthropic", Reply.named_sse(ANTHROPIC_REDACTED))
     assert out.text == "Hello there."
     assert out.thoughts == [("redacted", "")]
     assert "ENCRYPTED" not in repr(out.chunks)
@@ -68,16 +68,16 @@ async def test_redacted_thinking_is_recorded_never_decoded(provider_server):
 
 
 async def test_midstream_error_event_classifies_like_http(provider_server):
-    out = await run_stream(provider_server, "anthropic", Reply.named_sse(ANTHROPIC_RATE_LIMITED_MIDSTREAM))
+    out = await served_outcome(provider_server, "anthropic", Reply.named_sse(ANTHROPIC_RATE_LIMITED_MIDSTREAM))
     assert out.text == "Partial"
     assert (out.error.type, out.error.retryable) == ("rate_limit", True)
-    http = await run_stream(provider_server, "anthropic", Reply.error(429, {"type": "error", "error": {
+    http = await served_outcome(provider_server, "anthropic", Reply.error(429, {"type": "error", "error": {
         "type": "rate_limit_error", "message": "Number of requests has exceeded your rate limit"}}))
     assert (http.error.type, http.error.retryable) == (out.error.type, out.error.retryable)
 
 
 async def test_max_tokens_inside_arguments_is_repaired_and_flagged(provider_server):
-    out = await run_stream(provider_server, "anthropic", Reply.named_sse(ANTHROPIC_MAX_TOKENS_TOOL))
+    out = await served_outcome(provider_server, "anthropic", Reply.named_sse(ANTHROPIC_MAX_TOKENS_TOOL))
     assert out.call_summary == [("search", {"query": "rust async", "limit": 10}, True)]
     assert out.done.finish_reason == "length"
 
@@ -92,7 +92,7 @@ async def test_max_tokens_inside_arguments_is_repaired_and_flagged(provider_serv
 ])
 async def test_http_errors(provider_server, status, error_type, expected):
     body = {"type": "error", "error": {"type": error_type, "message": "fixture failure"}}
-    out = await run_stream(provider_server, "anthropic", Reply.error(status, body))
+    out = await served_outcome(provider_server, "anthropic", Reply.error(status, body))
     assert (out.error.type, out.error.retryable, out.error.status) == (*expected, status)
     assert out.error.provider == "anthropic"
     assert len(provider_server.requests) == 1  # SDK retries are off
@@ -190,7 +190,7 @@ def test_every_anthropic_corpus_stream_has_an_expectation():
 async def test_corpus_stream(provider_server, name):
     start, end, kinds, calls, finish, usage, error = ANTHROPIC_CORPUS[name]
     reply = Reply.from_corpus(CORPUS, name)
-    out = await run_stream(provider_server, "anthropic", reply)
+    out = await served_outcome(provider_server, "anthropic", reply)
     oracle = _oracle(reply.body)
     assert out.text == oracle["text"]
     assert out.text.startswith(start) and out.text.endswith(end)
@@ -231,7 +231,7 @@ def test_every_anthropic_error_body_has_an_expectation():
 @pytest.mark.parametrize("name", sorted(ANTHROPIC_ERRORS))
 async def test_corpus_error_body(provider_server, name):
     sidecar = json.loads((CORPUS / f"{name}.json").read_text())
-    out = await run_stream(provider_server, "anthropic", Reply.from_corpus(CORPUS, name))
+    out = await served_outcome(provider_server, "anthropic", Reply.from_corpus(CORPUS, name))
     assert (out.error.type, out.error.retryable) == ANTHROPIC_ERRORS[name]
     assert out.error.status == sidecar["status"]
     assert out.error.message == sidecar["body"]["error"]["message"]
@@ -263,7 +263,7 @@ REPLAY = ChatRequest(
 
 
 async def test_request_carries_history_tools_thinking_and_key(provider_server):
-    out = await run_stream(provider_server, "anthropic", Reply.named_sse(ANTHROPIC_REDACTED), REPLAY)
+    out = await served_outcome(provider_server, "anthropic", Reply.named_sse(ANTHROPIC_REDACTED), REPLAY)
     assert out.done is not None
     sent = provider_server.requests[-1]
     assert sent.path == "/v1/messages"
@@ -295,13 +295,13 @@ def test_default_max_tokens_and_effort_budget():
 # ---- timeouts and connections ----------------------------------------------------------------
 async def test_no_response_within_timeout_is_a_retryable_timeout(provider_server):
     reply = Reply.named_sse(ANTHROPIC_REDACTED, first_byte_delay=1.5)
-    out = await run_stream(provider_server, "anthropic", reply, timeout=0.3)
+    out = await served_outcome(provider_server, "anthropic", reply, timeout=0.3)
     assert (out.error.type, out.error.retryable) == ("timeout", True)
 
 
 async def test_stalled_stream_times_out(provider_server):
     reply = Reply.named_sse(ANTHROPIC_REDACTED, event_delay=0.4)
-    out = await run_stream(provider_server, "anthropic", reply, timeout=0.25)
+    out = await served_outcome(provider_server, "anthropic", reply, timeout=0.25)
     assert (out.error.type, out.error.retryable) == ("timeout", True)
 
 
@@ -321,7 +321,7 @@ async def test_error_description_is_the_shared_localized_headline(provider_serve
     from providers.error_description import describe_error
 
     body = {"type": "error", "error": {"type": "rate_limit_error", "message": "slow down"}}
-    out = await run_stream(provider_server, "anthropic", Reply.error(429, body))
+    out = await served_outcome(provider_server, "anthropic", Reply.error(429, body))
     adapter = create_adapter("anthropic", api_key="sk-ant-x", model="m")
     for locale in ("en", "ja"):
         text = adapter.create_error_description(out.error, locale)
@@ -330,7 +330,7 @@ async def test_error_description_is_the_shared_localized_headline(provider_serve
 
 
 async def test_calls_round_trip_with_their_thinking_for_replay(provider_server):
-    out = await run_stream(provider_server, "anthropic", Reply.named_sse(ANTHROPIC_THINK_TOOLS))
+    out = await served_outcome(provider_server, "anthropic", Reply.named_sse(ANTHROPIC_THINK_TOOLS))
     history = [Message("user", "weather?"), Message("assistant", out.text, tool_calls=out.calls)]
     blocks = build_arguments(ChatRequest(messages=history), "m")["messages"][1]["content"]
     assert [b["type"] for b in blocks] == ["thinking", "text", "tool_use", "tool_use"]
@@ -345,7 +345,7 @@ async def test_interleaved_thinking_goes_with_the_call_it_preceded(provider_serv
         a_thinking_block(2, ["second"], "sig-2"),
         a_tool_block(3, "toolu_b", "lookup", ['{"q": 2}']),
     ], "tool_use", 30)
-    out = await run_stream(provider_server, "anthropic", Reply.named_sse(events))
+    out = await served_outcome(provider_server, "anthropic", Reply.named_sse(events))
     assert [c.provider_fields[THINKING_BLOCKS][0]["thinking"] for c in out.calls] == ["first", "second"]
     assert [c.thought_signature for c in out.calls] == ["sig-1", "sig-2"]
     history = [Message("user", "q"), Message("assistant", "", tool_calls=out.calls)]
@@ -356,7 +356,7 @@ async def test_interleaved_thinking_goes_with_the_call_it_preceded(provider_serv
 
 async def test_refusal_stop_reason_is_content_blocked_after_the_text(provider_server):
     events = anthropic_events([a_text_block(0, ["I can", " help with"])], "refusal", 6)
-    out = await run_stream(provider_server, "anthropic", Reply.named_sse(events))
+    out = await served_outcome(provider_server, "anthropic", Reply.named_sse(events))
     assert out.text == "I can help with"
     assert (out.error.type, out.error.retryable, out.error.code) == ("content_blocked", False, "refusal")
 
@@ -365,5 +365,5 @@ async def test_tool_input_given_whole_at_block_start_is_kept(provider_server):
     events = anthropic_events([[
         a_start(0, {"type": "tool_use", "id": "toolu_w", "name": "now", "input": {"tz": "UTC"}}), a_stop(0),
     ]], "tool_use", 3)
-    out = await run_stream(provider_server, "anthropic", Reply.named_sse(events))
+    out = await served_outcome(provider_server, "anthropic", Reply.named_sse(events))
     assert out.call_summary == [("now", {"tz": "UTC"}, False)]

@@ -19,19 +19,12 @@ from providers.openai_compat.normalize import END_OF_BODY, new_stream_state, ope
 from providers.openai_compat.normalize import process_event as process_openai_event
 from providers.streaming import SSEDecoder
 from providers.types import ProcessedChunk, Usage
-from tests.adapters import fixtures_openai as fx
-from tests.adapters.fixtures_native import (
-    ANTHROPIC_CACHED_USAGE,
-    GEMINI_ALL_USAGE,
-    a_text_block,
-    anthropic_events,
-    check_transport_splits,
-    g_chunk,
-    run_stream,
-)
-from tests.adapters.fixtures_openai import HELLO, run
-from tests.corpus import CORPUS, requires_corpus
-from tests.fakes.provider_server import Reply
+from tests.support import data_openai as fx
+from tests.support.data_anthropic import ANTHROPIC_CACHED_USAGE, a_text_block, anthropic_events
+from tests.support.data_gemini import GEMINI_ALL_USAGE, g_chunk
+from tests.support.drive_adapter import HELLO, check_transport_splits, served_outcome
+from tests.support.env_corpus import CORPUS, requires_corpus
+from tests.support.fake_provider_server import Reply
 
 ALL_FIELDS = Usage(input_tokens=100, output_tokens=50, reasoning_tokens=30, cached_input_tokens=40,
                    total_tokens=150)
@@ -157,17 +150,17 @@ def test_gemini_finish_reasons(native, expected):
 async def test_openai_family_all_fields(provider_server):
     for provider in ("openai", "openrouter", "deepseek", "zai", "custom"):
         provider_server.reply(Reply(body=fx.sse_body(fx.USAGE_ALL_FIELDS)))
-        out = await run(provider_server, provider)
+        out = await served_outcome(provider_server, provider)
         assert (out.done.finish_reason, out.done.usage) == ("stop", ALL_FIELDS), provider
 
 
 async def test_anthropic_all_fields(provider_server):
-    out = await run_stream(provider_server, "anthropic", Reply.named_sse(ANTHROPIC_CACHED_USAGE))
+    out = await served_outcome(provider_server, "anthropic", Reply.named_sse(ANTHROPIC_CACHED_USAGE))
     assert (out.done.finish_reason, out.done.usage) == ("stop", Usage(100, 50, None, 40, 150))
 
 
 async def test_gemini_all_fields(provider_server):
-    out = await run_stream(provider_server, "google", Reply(body=GEMINI_ALL_USAGE))
+    out = await served_outcome(provider_server, "google", Reply(body=GEMINI_ALL_USAGE))
     assert (out.done.finish_reason, out.done.usage) == ("stop", ALL_FIELDS)
 
 
@@ -190,10 +183,10 @@ async def test_corpus_usage(provider_server, name):
     provider, finish, usage = CORPUS_USAGE[name]
     reply = Reply.from_corpus(CORPUS, name)
     if provider in ("anthropic", "google"):
-        out = await run_stream(provider_server, provider, reply)
+        out = await served_outcome(provider_server, provider, reply)
     else:
         provider_server.reply(reply)
-        out = await run(provider_server, provider)
+        out = await served_outcome(provider_server, provider)
     assert (out.done.finish_reason, out.done.usage) == (finish, usage)
 
 
@@ -206,7 +199,7 @@ async def test_native_all_fields_survive_transport_splits(provider_server):
 async def test_openai_all_fields_survive_transport_splits(provider_server):
     for seed in (1, 2, 3):
         provider_server.reply(Reply(body=fx.sse_body(fx.USAGE_ALL_FIELDS), random_pieces=seed, max_piece=7))
-        out = await run(provider_server, "deepseek")
+        out = await served_outcome(provider_server, "deepseek")
         assert (out.done.finish_reason, out.done.usage) == ("stop", ALL_FIELDS)
 
 

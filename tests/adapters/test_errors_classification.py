@@ -20,8 +20,8 @@ from providers.errors import (
 from providers.failure_kind import KIND_TYPE
 from providers.redaction import REDACTED
 from providers.types import FAILURE_KINDS
-from tests.corpus import CORPUS, corpus_errors, requires_corpus
-from tests.errors.wire_bodies import GEMINI_PER_MINUTE_429, ZAI_PLAN_EXCLUDES_MODEL_429
+from tests.support.data_errors import GEMINI_PER_MINUTE_429, ZAI_PLAN_EXCLUDES_MODEL_429
+from tests.support.env_corpus import CORPUS, corpus_errors, requires_corpus
 
 # name -> (kind, type, retryable)
 CORPUS_EXPECTED: dict[str, tuple[str, str, bool]] = {
@@ -262,19 +262,19 @@ def test_plan_without_the_model_is_billing_not_a_rate_limit():
 
 
 async def test_gemini_per_minute_quota_through_the_sdk(provider_server):
-    from tests.adapters.fixtures_native import run_stream
-    from tests.fakes.provider_server import Reply
+    from tests.support.drive_adapter import served_outcome
+    from tests.support.fake_provider_server import Reply
 
-    out = await run_stream(provider_server, "google", Reply.error(429, GEMINI_PER_MINUTE_429))
+    out = await served_outcome(provider_server, "google", Reply.error(429, GEMINI_PER_MINUTE_429))
     assert (out.error.kind, out.error.retryable, out.error.retry_after) == ("rate_limit", True, 37.0)
 
 
 async def test_plan_without_the_model_through_the_sdk(provider_server):
-    from tests.adapters.fixtures_openai import run
-    from tests.fakes.provider_server import Reply
+    from tests.support.drive_adapter import served_outcome
+    from tests.support.fake_provider_server import Reply
 
     provider_server.reply(Reply.error(429, ZAI_PLAN_EXCLUDES_MODEL_429))
-    out = await run(provider_server, "zai")
+    out = await served_outcome(provider_server, "zai")
     assert (out.error.kind, out.error.retryable, out.error.status) == ("billing", False, 429)
 
 
@@ -317,12 +317,12 @@ def test_retry_after_read_from_gemini_retry_info(delay, expected):
 
 
 async def test_retry_after_header_through_the_sdk(provider_server):
-    from tests.adapters.fixtures_openai import run
-    from tests.fakes.provider_server import Reply
+    from tests.support.drive_adapter import served_outcome
+    from tests.support.fake_provider_server import Reply
 
     body = {"error": {"message": "Rate limit reached", "type": "requests", "code": "rate_limit_exceeded"}}
     provider_server.reply(Reply.error(429, body, headers={"retry-after": "17"}))
-    out = await run(provider_server, "openai")
+    out = await served_outcome(provider_server, "openai")
     assert (out.error.kind, out.error.retry_after) == ("rate_limit", 17.0)
 
 
@@ -441,3 +441,15 @@ def test_wording_is_read_wherever_the_failure_carries_it(where):
               "details": {"details": {"reason": text}},
               "exception": {"original_error": RuntimeError(text)}}[where]
     assert classify_failure(provider="openai", status=400, message="x", **kwargs).kind == "model_error"
+
+
+def test_a_thousand_distinct_codes_from_a_hostile_endpoint_stay_a_handful_of_series():
+    def series() -> int:
+        return sum(len(m.samples) for m in REGISTRY.collect() if m.name == "provider_errors")
+
+    classify_failure(provider="custom", message="no", status=400, code="warm-up")
+    before = series()
+    for i in range(1000):
+        code = f"E{i:04d}-" + "z" * 200
+        classify_failure(provider="custom", message=f"failure {i}", status=400 + i % 100, code=code, error_type=code)
+    assert series() - before <= len(FAILURE_KINDS) * 2  # kind x {custom}: a closed set, whatever was sent

@@ -15,7 +15,7 @@ from providers.adapter import create_adapter, normalized_stream
 from providers.gemini.events import THOUGHT_KIND
 from providers.gemini.request import build_body
 from providers.types import ChatRequest, FunctionCall, Message, ToolSpec, Usage
-from tests.adapters.fixtures_native import (
+from tests.support.data_gemini import (
     GEMINI_MALFORMED_CALL,
     GEMINI_MIDSTREAM_ERROR_BARE,
     GEMINI_MIDSTREAM_ERROR_DATA,
@@ -26,10 +26,10 @@ from tests.adapters.fixtures_native import (
     GEMINI_SIG_B,
     GEMINI_THINK_TEXT,
     GEMINI_UNSPECIFIED_BLOCK_IS_NOT_A_BLOCK,
-    run_stream,
 )
-from tests.corpus import CORPUS, corpus_errors, corpus_streams, requires_corpus
-from tests.fakes.provider_server import Reply, split_events
+from tests.support.drive_adapter import served_outcome
+from tests.support.env_corpus import CORPUS, corpus_errors, corpus_streams, requires_corpus
+from tests.support.fake_provider_server import Reply, split_events
 
 
 def test_gemini_thought_text_is_logged_as_summary():
@@ -39,7 +39,7 @@ def test_gemini_thought_text_is_logged_as_summary():
 
 # ---- own fixtures ---------------------------------------------------------------------------
 async def test_thought_summary_signature_text_usage(provider_server):
-    out = await run_stream(provider_server, "google", Reply(body=GEMINI_THINK_TEXT))
+    out = await served_outcome(provider_server, "google", Reply(body=GEMINI_THINK_TEXT))
     assert out.text == "The sky is blue."
     assert out.thoughts == [("raw", "**Planning**\n\nThink about colors."), ("signature", GEMINI_SIG_A)]
     # Output = candidates + thoughts: Gemini bills thinking as output but counts it apart.
@@ -47,7 +47,7 @@ async def test_thought_summary_signature_text_usage(provider_server):
 
 
 async def test_parallel_calls_each_a_chunk_with_signature(provider_server):
-    out = await run_stream(provider_server, "google", Reply(body=GEMINI_PARALLEL_CALLS))
+    out = await served_outcome(provider_server, "google", Reply(body=GEMINI_PARALLEL_CALLS))
     assert out.call_summary == [
         ("get_weather", {"city": "Paris"}, False),
         ("get_time", {"tz": "Asia/Tokyo", "format": {"h24": True}}, False),
@@ -60,39 +60,39 @@ async def test_parallel_calls_each_a_chunk_with_signature(provider_server):
 
 
 async def test_safety_finish_is_blocked_after_the_same_chunks_text(provider_server):
-    out = await run_stream(provider_server, "google", Reply(body=GEMINI_SAFETY_AFTER_TEXT))
+    out = await served_outcome(provider_server, "google", Reply(body=GEMINI_SAFETY_AFTER_TEXT))
     assert out.text == "Here is a start"
     assert [c.type for c in out.chunks] == ["text", "text", "error"]
     assert (out.error.type, out.error.retryable, out.error.code) == ("content_blocked", False, "SAFETY")
 
 
 async def test_prompt_block_reason(provider_server):
-    out = await run_stream(provider_server, "google", Reply(body=GEMINI_PROMPT_BLOCKED))
+    out = await served_outcome(provider_server, "google", Reply(body=GEMINI_PROMPT_BLOCKED))
     assert (out.error.type, out.error.retryable, out.error.code) == ("content_blocked", False, "BLOCKLIST")
 
 
 async def test_unspecified_block_reason_is_not_a_block(provider_server):
-    out = await run_stream(provider_server, "google", Reply(body=GEMINI_UNSPECIFIED_BLOCK_IS_NOT_A_BLOCK))
+    out = await served_outcome(provider_server, "google", Reply(body=GEMINI_UNSPECIFIED_BLOCK_IS_NOT_A_BLOCK))
     assert out.error is None and out.text == "fine" and out.done.finish_reason == "stop"
 
 
 async def test_malformed_function_call_finish_is_not_an_error(provider_server):
-    out = await run_stream(provider_server, "google", Reply(body=GEMINI_MALFORMED_CALL))
+    out = await served_outcome(provider_server, "google", Reply(body=GEMINI_MALFORMED_CALL))
     assert out.error is None and out.done.finish_reason == "other"
 
 
 async def test_midstream_error_payload_classifies_like_http(provider_server):
-    out = await run_stream(provider_server, "google", Reply(body=GEMINI_MIDSTREAM_ERROR_DATA))
+    out = await served_outcome(provider_server, "google", Reply(body=GEMINI_MIDSTREAM_ERROR_DATA))
     assert out.text == "Part"
     assert (out.error.type, out.error.retryable, out.error.status) == ("provider_overloaded", True, 503)
     body = {"error": {"code": 503, "message": "The model is overloaded. Please try again later.",
                       "status": "UNAVAILABLE"}}
-    http = await run_stream(provider_server, "google", Reply.error(503, body))
+    http = await served_outcome(provider_server, "google", Reply.error(503, body))
     assert (http.error.type, http.error.retryable, http.error.status) == ("provider_overloaded", True, 503)
 
 
 async def test_midstream_error_as_bare_json_lines(provider_server):
-    out = await run_stream(provider_server, "google", Reply(body=GEMINI_MIDSTREAM_ERROR_BARE))
+    out = await served_outcome(provider_server, "google", Reply(body=GEMINI_MIDSTREAM_ERROR_BARE))
     assert out.text == "Part"
     assert (out.error.type, out.error.retryable, out.error.status) == ("rate_limit", True, 429)
 
@@ -106,7 +106,7 @@ async def test_midstream_error_as_bare_json_lines(provider_server):
 ])
 async def test_http_errors(provider_server, status, rpc_status, message, expected):
     body = {"error": {"code": status, "message": message, "status": rpc_status}}
-    out = await run_stream(provider_server, "google", Reply.error(status, body))
+    out = await served_outcome(provider_server, "google", Reply.error(status, body))
     assert (out.error.type, out.error.retryable, out.error.status) == (*expected, status)
     assert isinstance(out.error.original_error, genai_errors.APIError)
     assert len(provider_server.requests) == 1  # SDK retries are off
@@ -184,7 +184,7 @@ def test_every_gemini_corpus_stream_has_an_expectation():
 async def test_corpus_stream(provider_server, name):
     text, summaries, signatures, calls, finish, usage, error = GEMINI_CORPUS[name]
     reply = Reply.from_corpus(CORPUS, name)
-    out = await run_stream(provider_server, "google", reply)
+    out = await served_outcome(provider_server, "google", reply)
     oracle = _oracle(reply.body)
     assert out.text == oracle["text"]
     if text is not None:
@@ -208,7 +208,7 @@ async def test_corpus_stream(provider_server, name):
 async def test_corpus_call_signatures_are_kept_as_base64(provider_server):
     for name in ("gemini/function_call_thought_signature", "gemini/thinking_function_call_signature"):
         reply = Reply.from_corpus(CORPUS, name)
-        out = await run_stream(provider_server, "google", reply)
+        out = await served_outcome(provider_server, "google", reply)
         wire = [p["thoughtSignature"] for payload in _payloads(reply.body)
                 for p in payload["candidates"][0]["content"]["parts"] if "functionCall" in p]
         assert [c.thought_signature for c in out.calls] == wire and wire[0]
@@ -238,7 +238,7 @@ def test_every_gemini_error_body_has_an_expectation():
 @pytest.mark.parametrize("name", sorted(GEMINI_ERRORS))
 async def test_corpus_error_body(provider_server, name):
     sidecar = json.loads((CORPUS / f"{name}.json").read_text())
-    out = await run_stream(provider_server, "google", Reply.from_corpus(CORPUS, name))
+    out = await served_outcome(provider_server, "google", Reply.from_corpus(CORPUS, name))
     assert (out.error.type, out.error.retryable) == GEMINI_ERRORS[name]
     assert out.error.status == sidecar["status"]
     assert out.error.message == sidecar["body"]["error"]["message"]
@@ -255,7 +255,7 @@ async def test_corpus_error_body_mid_stream_classifies_the_same(provider_server,
     sidecar = json.loads((CORPUS / f"{name}.json").read_text())
     body = b'data: {"candidates":[{"content":{"parts":[{"text":"x"}]}}]}\r\n\r\n'
     body += b"data: " + json.dumps(sidecar["body"]).encode() + b"\r\n\r\n"
-    out = await run_stream(provider_server, "google", Reply(body=body))
+    out = await served_outcome(provider_server, "google", Reply(body=body))
     assert (out.error.type, out.error.retryable) == GEMINI_ERRORS[name]
     assert out.text == "x"
 
@@ -282,7 +282,7 @@ REPLAY = ChatRequest(
 
 
 async def test_request_carries_history_tools_thinking_and_key(provider_server):
-    out = await run_stream(provider_server, "google", Reply(body=GEMINI_THINK_TEXT), REPLAY)
+    out = await served_outcome(provider_server, "google", Reply(body=GEMINI_THINK_TEXT), REPLAY)
     assert out.done is not None
     sent = provider_server.requests[-1]
     assert sent.path == "/v1beta/models/gemini-test:streamGenerateContent"
@@ -316,20 +316,20 @@ def test_no_thinking_config_unless_asked():
 
 
 async def test_v1_route_works_too(provider_server):
-    out = await run_stream(provider_server, "google", Reply(body=GEMINI_THINK_TEXT), api_version="v1")
+    out = await served_outcome(provider_server, "google", Reply(body=GEMINI_THINK_TEXT), api_version="v1")
     assert out.text == "The sky is blue."
     assert provider_server.requests[-1].path == "/v1/models/gemini-test:streamGenerateContent"
 
 
 # ---- timeouts and connections ----------------------------------------------------------------
 async def test_no_response_within_timeout_is_a_retryable_timeout(provider_server):
-    out = await run_stream(provider_server, "google", Reply(body=GEMINI_THINK_TEXT, first_byte_delay=1.5),
+    out = await served_outcome(provider_server, "google", Reply(body=GEMINI_THINK_TEXT, first_byte_delay=1.5),
                            timeout=0.3)
     assert (out.error.type, out.error.retryable) == ("timeout", True)
 
 
 async def test_stalled_stream_times_out(provider_server):
-    out = await run_stream(provider_server, "google", Reply(body=GEMINI_THINK_TEXT, event_delay=0.4),
+    out = await served_outcome(provider_server, "google", Reply(body=GEMINI_THINK_TEXT, event_delay=0.4),
                            timeout=0.25)
     assert (out.error.type, out.error.retryable) == ("timeout", True)
 
@@ -352,7 +352,7 @@ def test_key_never_in_repr():
 async def test_error_description_is_the_shared_localized_headline(provider_server):
     from providers.error_description import describe_error
 
-    out = await run_stream(provider_server, "google", Reply(body=GEMINI_PROMPT_BLOCKED))
+    out = await served_outcome(provider_server, "google", Reply(body=GEMINI_PROMPT_BLOCKED))
     adapter = create_adapter("google", api_key="AIza-x", model="m")
     for locale in ("en", "ja"):
         text = adapter.create_error_description(out.error, locale)
@@ -361,7 +361,7 @@ async def test_error_description_is_the_shared_localized_headline(provider_serve
 
 
 async def test_calls_round_trip_with_their_signatures_for_replay(provider_server):
-    out = await run_stream(provider_server, "google", Reply(body=GEMINI_PARALLEL_CALLS))
+    out = await served_outcome(provider_server, "google", Reply(body=GEMINI_PARALLEL_CALLS))
     assert [c.provider_fields for c in out.calls] == [{"thought_signature": GEMINI_SIG_B}, {}]
     history = [Message("user", "q"), Message("assistant", out.text, tool_calls=out.calls)]
     parts = build_body(ChatRequest(messages=history))["contents"][1]["parts"]

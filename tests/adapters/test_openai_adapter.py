@@ -22,9 +22,10 @@ from providers import (
 from providers.endpoint_check import EndpointPolicy
 from providers.openai_compat import DEFAULT_BASE_URLS, OpenAICompatAdapter
 from providers.types import ProviderError, RawStreamChunk, Usage
-from tests.adapters import fixtures_openai as fx
-from tests.adapters.fixtures_openai import HELLO, TOOLS, Outcome, run
-from tests.fakes.provider_server import Reply
+from tests.support import data_openai as fx
+from tests.support.data_openai import TOOLS
+from tests.support.drive_adapter import HELLO, served_outcome, summarize
+from tests.support.fake_provider_server import Reply
 
 # The replay server and the refused port are on loopback, which a custom endpoint may
 # reach only when the operator allows private endpoints.
@@ -33,7 +34,7 @@ LOOPBACK_ALLOWED = EndpointPolicy(allow_private=True)
 
 async def test_text_usage_and_done(provider_server):
     provider_server.reply(Reply(body=fx.sse_body(fx.TEXT)))
-    out = await run(provider_server)
+    out = await served_outcome(provider_server)
     assert out.text == "Hello!"
     assert out.error is None
     assert out.last.type == "done"
@@ -50,7 +51,7 @@ async def test_request_shape(provider_server):
                   Message("user", "thanks")],
         system="Be brief.", tools=TOOLS, max_output_tokens=64, temperature=0.2, reasoning_effort="low",
     )
-    await run(provider_server, "openai", request, key="sk-request-shape")
+    await served_outcome(provider_server, "openai", request=request, api_key="sk-request-shape")
     sent = provider_server.requests[-1]
     assert sent.path == "/v1/chat/completions"
     assert sent.api_key == "sk-request-shape"
@@ -84,7 +85,7 @@ async def test_replay_fields_per_provider(provider_server):
                           max_output_tokens=10, reasoning_effort="high")
     sent = {}
     for provider in ("openrouter", "deepseek", "zai"):
-        await run(provider_server, provider, request)
+        await served_outcome(provider_server, provider, request=request)
         sent[provider] = provider_server.requests[-1].json
     assert sent["openrouter"]["messages"][1]["reasoning_details"] == details
     assert "reasoning_content" not in sent["openrouter"]["messages"][1]
@@ -98,7 +99,7 @@ async def test_replay_fields_per_provider(provider_server):
 
 async def test_reasoning_content_is_a_thought(provider_server):
     provider_server.reply(Reply(body=fx.sse_body(fx.REASONING_CONTENT)))
-    out = await run(provider_server, "deepseek")
+    out = await served_outcome(provider_server, "deepseek")
     assert out.text == "Hi there!"
     assert out.raw_thoughts == "The user greets. Reply kindly."
     assert out.done.usage == Usage(input_tokens=5, output_tokens=12, reasoning_tokens=8,
@@ -108,7 +109,7 @@ async def test_reasoning_content_is_a_thought(provider_server):
 
 async def test_think_tags_split_across_chunks(provider_server):
     provider_server.reply(Reply(body=fx.sse_body(fx.THINK_TAGS_SPLIT)))
-    out = await run(provider_server, "custom")
+    out = await served_outcome(provider_server, "custom")
     assert out.text == "The answer is 42."
     assert out.raw_thoughts == "weighing options"
     assert "<" not in out.text
@@ -116,7 +117,7 @@ async def test_think_tags_split_across_chunks(provider_server):
 
 async def test_parallel_tool_calls_each_its_own_chunk_in_index_order(provider_server):
     provider_server.reply(Reply(body=fx.sse_body(fx.PARALLEL_TOOL_CALLS)))
-    out = await run(provider_server)
+    out = await served_outcome(provider_server)
     assert [(c.name, c.args, c.id, c.arguments_truncated) for c in out.calls] == [
         ("get_weather", {"city": "Paris"}, "call_a", False),
         ("get_time", {"tz": "UTC"}, "call_b", False),
@@ -127,7 +128,7 @@ async def test_parallel_tool_calls_each_its_own_chunk_in_index_order(provider_se
 
 async def test_truncated_arguments_are_repaired_and_flagged(provider_server):
     provider_server.reply(Reply(body=fx.sse_body(fx.TRUNCATED_ARGUMENTS)))
-    out = await run(provider_server)
+    out = await served_outcome(provider_server)
     assert len(out.calls) == 1
     call = out.calls[0]
     assert (call.name, call.args, call.arguments_truncated) == ("search", {"q": "cats"}, True)
@@ -136,7 +137,7 @@ async def test_truncated_arguments_are_repaired_and_flagged(provider_server):
 
 async def test_midstream_error_keeps_text_and_is_classified(provider_server):
     provider_server.reply(Reply(body=fx.sse_body(fx.MIDSTREAM_ERROR, done=False)))
-    out = await run(provider_server)
+    out = await served_outcome(provider_server)
     assert out.text == "Partial"
     assert out.last.type == "error"
     assert (out.error.type, out.error.retryable) == ("provider_overloaded", True)
@@ -146,7 +147,7 @@ async def test_midstream_error_keeps_text_and_is_classified(provider_server):
 async def test_openrouter_serving_provider_details_and_keepalives(provider_server):
     provider_server.reply(Reply(body=fx.sse_body(fx.OPENROUTER_REASONING_TOOL,
                                                  comments=fx.OPENROUTER_COMMENTS)))
-    out = await run(provider_server, "openrouter")
+    out = await served_outcome(provider_server, "openrouter")
     assert out.serving == {"Anthropic"}
     assert all(c.serving_provider == "Anthropic" for c in out.chunks)
     assert out.raw_thoughts == "Need the weather."
@@ -162,7 +163,7 @@ async def test_openrouter_serving_provider_details_and_keepalives(provider_serve
 
 async def test_openrouter_encrypted_reasoning_is_redacted(provider_server):
     provider_server.reply(Reply(body=fx.sse_body(fx.OPENROUTER_ENCRYPTED)))
-    out = await run(provider_server, "openrouter")
+    out = await served_outcome(provider_server, "openrouter")
     assert out.redacted == 1
     assert out.raw_thoughts == ""
     assert out.text == "Done."
@@ -170,7 +171,7 @@ async def test_openrouter_encrypted_reasoning_is_redacted(provider_server):
 
 async def test_openrouter_finish_reason_error(provider_server):
     provider_server.reply(Reply(body=fx.sse_body(fx.OPENROUTER_FINISH_ERROR)))
-    out = await run(provider_server, "openrouter")
+    out = await served_outcome(provider_server, "openrouter")
     assert out.text == "Hello"
     assert (out.error.type, out.error.retryable, out.error.code) == ("provider_overloaded", True, "502")
     assert out.last.serving_provider == "OpenAI"
@@ -180,7 +181,7 @@ async def test_content_in_an_error_chunk_is_delivered_first(provider_server):
     body = [fx.chunk({"content": "Hi "}, provider="Minimax"),
             fx.chunk({"content": "there"}, "error", error={"code": 429, "message": "Rate limited upstream"})]
     provider_server.reply(Reply(body=fx.sse_body(body, done=False)))
-    out = await run(provider_server, "openrouter")
+    out = await served_outcome(provider_server, "openrouter")
     assert out.text == "Hi there"
     assert (out.error.type, out.error.retryable, out.error.status) == ("rate_limit", True, 429)
     assert out.last.serving_provider == "Minimax"
@@ -188,14 +189,14 @@ async def test_content_in_an_error_chunk_is_delivered_first(provider_server):
 
 async def test_deepseek_reasoning_replayed_on_the_call(provider_server):
     provider_server.reply(Reply(body=fx.sse_body(fx.DEEPSEEK_TOOL_CALL)))
-    out = await run(provider_server, "deepseek")
+    out = await served_outcome(provider_server, "deepseek")
     assert out.calls[0].provider_fields == {"reasoning_content": "Weather needs a tool."}
     assert out.raw_thoughts == "Weather needs a tool."
 
 
 async def test_spill_guard_moves_glued_reasoning_tail(provider_server):
     provider_server.reply(Reply(body=fx.sse_body(fx.SPILL)))
-    out = await run(provider_server, "zai")
+    out = await served_outcome(provider_server, "zai")
     assert out.text == "Sure thing, here it is."
     assert out.raw_thoughts == "Think brieflylet me see."
 
@@ -203,7 +204,7 @@ async def test_spill_guard_moves_glued_reasoning_tail(provider_server):
 async def test_verbatim_tool_call_on_custom(provider_server):
     provider_server.reply(Reply(body=fx.sse_body(fx.VERBATIM)))
     request = ChatRequest(messages=[Message("user", "time?")], tools=TOOLS)
-    out = await run(provider_server, "custom", request, verbatim_tool_calling=True)
+    out = await served_outcome(provider_server, "custom", request=request, verbatim_tool_calling=True)
     shape = [(c.type, c.content, c.function_call and (c.function_call.name, c.function_call.args))
              for c in out.chunks]
     # Prose first, then the call (its closing backtick dropped), then what followed it.
@@ -215,7 +216,8 @@ async def test_verbatim_tool_call_on_custom(provider_server):
 @pytest.mark.parametrize("provider,options", [("custom", {}), ("openai", {"verbatim_tool_calling": True})])
 async def test_verbatim_off_leaves_text(provider_server, provider, options):
     provider_server.reply(Reply(body=fx.sse_body(fx.VERBATIM)))
-    out = await run(provider_server, provider, ChatRequest([Message("user", "t")], tools=TOOLS), **options)
+    out = await served_outcome(provider_server, provider, request=ChatRequest([Message("user", "t")], tools=TOOLS),
+                               **options)
     assert out.calls == []
     assert out.text == 'Sure. `get_time({"tz": "UTC"})` done'
 
@@ -238,7 +240,7 @@ HTTP_ERRORS = [
 @pytest.mark.parametrize("status,body,kind,retryable", HTTP_ERRORS)
 async def test_http_errors(provider_server, status, body, kind, retryable):
     provider_server.reply(Reply.error(status, body))
-    out = await run(provider_server)
+    out = await served_outcome(provider_server)
     assert [c.type for c in out.chunks] == ["error"]
     assert (out.error.type, out.error.retryable, out.error.status) == (kind, retryable, status)
     assert "abcdefghijklmnopqrst" not in out.error.message
@@ -247,7 +249,7 @@ async def test_http_errors(provider_server, status, body, kind, retryable):
 
 async def test_timeout_waiting_for_the_response(provider_server):
     provider_server.reply(Reply(body=fx.sse_body(fx.TEXT), first_byte_delay=0.6))
-    out = await run(provider_server, timeout=0.1)
+    out = await served_outcome(provider_server, timeout=0.1)
     assert [c.type for c in out.chunks] == ["error"]
     assert (out.error.type, out.error.retryable) == ("timeout", True)
 
@@ -255,7 +257,7 @@ async def test_timeout_waiting_for_the_response(provider_server):
 async def test_timeout_waiting_for_events(provider_server):
     # Headers arrive at once; the events do not.
     provider_server.reply(Reply(body=fx.sse_body(fx.TEXT), event_delay=0.6))
-    out = await run(provider_server, timeout=0.1)
+    out = await served_outcome(provider_server, timeout=0.1)
     assert [c.type for c in out.chunks] == ["error"]
     assert (out.error.type, out.error.retryable) == ("timeout", True)
     assert "no data" in out.error.message
@@ -275,14 +277,14 @@ async def test_refused_connection():
 
 async def test_body_ending_without_finish_is_a_retryable_error(provider_server):
     provider_server.reply(Reply(body=fx.sse_body(fx.TEXT[:3], done=False)))
-    out = await run(provider_server)
+    out = await served_outcome(provider_server)
     assert out.text == "Hello!"
     assert (out.error.type, out.error.retryable) == ("provider_overloaded", True)
 
 
 async def test_cut_connection_is_a_retryable_error(provider_server):
     provider_server.reply(Reply(body=fx.sse_body(fx.PARALLEL_TOOL_CALLS), cut_after_events=2))
-    out = await run(provider_server)
+    out = await served_outcome(provider_server)
     assert out.calls == []
     assert out.last.type == "error" and out.error.retryable
 
@@ -297,7 +299,7 @@ async def test_concurrent_streams_on_one_adapter_keep_their_own_state(provider_s
                                endpoint_policy=LOOPBACK_ALLOWED)
 
     async def collect(adapter):
-        return Outcome.of([c async for c in normalized_stream(adapter, HELLO)])
+        return summarize([c async for c in normalized_stream(adapter, HELLO)])
 
     # The same adapter object streams twice at once, next to another adapter's stream.
     a1, a2, b = await asyncio.gather(collect(adapter_a), collect(adapter_a), collect(adapter_b))
@@ -373,7 +375,7 @@ def test_create_error_description_is_localized():
 async def test_tool_spec_schema_serializes(provider_server):
     provider_server.reply(Reply(body=fx.sse_body(fx.TEXT)))
     spec = ToolSpec("roll", "Dice", {"type": "object", "properties": {"sides": {"type": "integer"}}})
-    await run(provider_server, "custom", ChatRequest([Message("user", "roll")], tools=(spec,)))
+    await served_outcome(provider_server, "custom", request=ChatRequest([Message("user", "roll")], tools=(spec,)))
     assert json.dumps(provider_server.requests[-1].json["tools"])
 
 
@@ -390,7 +392,7 @@ async def test_held_text_is_released_when_the_stream_fails(provider_server, how)
     if how == "transport_reset":  # the connection drops in the middle of the next event
         reply = Reply(body=body + b'data: {"choices": [', cut_after_bytes=len(body) + 10)
     provider_server.reply(reply)
-    out = await run(provider_server, "deepseek")
+    out = await served_outcome(provider_server, "deepseek")
     assert out.text == "sure, here is the plan without a boundary yet"
     assert out.error is not None and out.error.retryable
     assert out.last.type == "error"

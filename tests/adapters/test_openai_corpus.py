@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 import pytest
 
 from providers.types import Usage
-from tests.adapters.fixtures_openai import run
 from tests.adapters.test_errors_classification import CORPUS_EXPECTED
-from tests.corpus import CORPUS, corpus_errors, corpus_streams, requires_corpus
-from tests.fakes.provider_server import Reply
+from tests.support.drive_adapter import served_outcome
+from tests.support.env_corpus import CORPUS, corpus_errors, corpus_streams, requires_corpus
+from tests.support.fake_provider_server import Reply
 
 FOLDERS = {"openai": "openai", "openrouter": "openrouter", "deepseek": "deepseek", "zai": "zai",
            "groq": "custom"}
@@ -122,7 +122,7 @@ def test_every_family_stream_has_an_expectation():
 async def test_corpus_stream_outcome(provider_server, name):
     provider = provider_of(name)
     provider_server.reply(Reply.from_corpus(CORPUS, name))
-    out = await run(provider_server, provider)
+    out = await served_outcome(provider_server, provider)
     reading = read_body(body_of(name))
     finish, error, serving = EXPECTED[name]
     assert out.text == reading.text
@@ -163,7 +163,7 @@ async def test_corpus_error_body_through_the_sdk(provider_server, name):
     provider = ERROR_PROVIDERS[short.split("_")[0]]
     sidecar = json.loads((CORPUS / f"{name}.json").read_text())
     provider_server.reply(Reply.from_corpus(CORPUS, name))
-    out = await run(provider_server, provider)
+    out = await served_outcome(provider_server, provider)
     assert [c.type for c in out.chunks] == ["error"]
     assert (out.error.kind, out.error.type, out.error.retryable) == CORPUS_EXPECTED[short]
     assert out.error.status == sidecar["status"]
@@ -182,6 +182,6 @@ async def test_corpus_error_body_midstream_classifies_like_http(provider_server,
              "choices": [{"index": 0, "delta": {"content": "Partial answer"}, "finish_reason": None}]}
     body = f"data: {json.dumps(first)}\n\ndata: {json.dumps(sidecar['body'])}\n\n".encode()
     provider_server.reply(Reply(body=body))
-    out = await run(provider_server, provider)
+    out = await served_outcome(provider_server, provider)
     assert out.text == "Partial answer"
     assert (out.error.kind, out.error.type, out.error.retryable) == CORPUS_EXPECTED[short]

@@ -1,7 +1,7 @@
 """Every provider family's streams cut, re-split and mutated: nothing escapes, nothing
 visible is invented.
 
-One suite for all wire families (the table is in robustness_families.py): each stream,
+One suite for all wire families (the table is in tests/support/data_provider_families.py): each stream,
 own or from the shared corpus, is cut at every event boundary (pure half, and through
 the replay server and the real SDK), cut at random byte offsets, split differently in
 transport, and compared between the pure half and the server path. The fuzz mutates each
@@ -19,22 +19,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.adapters.fixtures_native import Outcome
-from tests.adapters.robustness_families import (
-    FAMILIES,
-    FAMILY,
-    Family,
-    Stream,
-    pure_outcome,
-    served_outcome,
-)
-from tests.adapters.robustness_mutations import (
+from tests.support.data_mutations import (
     MUTATION_KINDS,
     mutate_event,
     mutate_lines,
     transport_pieces,
 )
-from tests.fakes.provider_server import Reply, split_events
+from tests.support.data_provider_families import FAMILIES, FAMILY, Family
+from tests.support.drive_adapter import Stream, StreamOutcome, pure_outcome
+from tests.support.fake_provider_server import Reply, split_events
 
 STREAMS = [pytest.param(f, name, id=f"{f.name}:{name}") for f in FAMILIES for name in f.stream_names()]
 OWN_STREAMS = [pytest.param(f, name, id=f"{f.name}:{name}") for f in FAMILIES for name in sorted(f.own)]
@@ -44,7 +37,7 @@ FUZZ = settings(max_examples=250, deadline=None)
 SPLITS = st.lists(st.integers(0, 10_000), max_size=6)  # transport cuts of the pure half's input
 
 
-def essentials(out: Outcome) -> tuple:
+def essentials(out: StreamOutcome) -> tuple:
     """What must not depend on how the bytes travelled (split, served or fed directly)."""
     error = None if out.error is None else (out.error.type, out.error.retryable, out.error.code)
     calls = [(c.name, c.args, c.id, c.thought_signature, c.arguments_truncated, c.provider_fields)
@@ -54,7 +47,7 @@ def essentials(out: Outcome) -> tuple:
     return out.text, out.thoughts, calls, done, error, serving
 
 
-def check_cut(full: Outcome, cut: Outcome, *, transport: bool) -> None:
+def check_cut(full: StreamOutcome, cut: StreamOutcome, *, transport: bool) -> None:
     """A cut stream: text and raw thoughts are prefixes of the full stream's, no call is
     invented or mangled, and it ends in a retryable error or the full stream's own error;
     only a clean end (no transport cut) may finish, once the finish reason had arrived."""
@@ -71,7 +64,7 @@ def check_cut(full: Outcome, cut: Outcome, *, transport: bool) -> None:
     assert cut.error.retryable or own_error
 
 
-def check_clean_done(family: Family, out: Outcome) -> None:
+def check_clean_done(family: Family, out: StreamOutcome) -> None:
     """A stream that did not fail reports what its family always reports."""
     if out.error is None:
         assert out.done is not None
@@ -103,19 +96,19 @@ def test_pure_half_cut_at_every_event_boundary(family, name):
 @pytest.mark.parametrize("family,name", STREAMS)
 async def test_cut_at_event_boundaries_through_the_server(provider_server, family, name):
     stream = family.stream(name)
-    full = await served_outcome(provider_server, family, stream)
+    full = await stream.served(provider_server)
     for n in server_boundaries(family, name, len(split_events(stream.body))):
-        cut = await served_outcome(provider_server, family, stream, cut_after_events=n)
+        cut = await stream.served(provider_server, cut_after_events=n)
         check_cut(full, cut, transport=True)
 
 
 @pytest.mark.parametrize("family,name", STREAMS)
 async def test_cut_at_random_byte_offsets(provider_server, family, name):
     stream = family.stream(name)
-    full = await served_outcome(provider_server, family, stream)
+    full = await stream.served(provider_server)
     rng = random.Random(len(stream.body))
     for offset in sorted({rng.randrange(1, len(stream.body)) for _ in range(6)}):
-        cut = await served_outcome(provider_server, family, stream, cut_after_bytes=offset)
+        cut = await stream.served(provider_server, cut_after_bytes=offset)
         check_cut(full, cut, transport=True)
 
 
@@ -133,25 +126,25 @@ def test_own_stream_cut_at_every_byte(family, name):
 async def test_a_stray_event_after_the_end_does_not_reopen_the_stream(provider_server, family, name):
     """Whatever follows a stream's end, it still ends once and what it showed stays."""
     stream = family.stream(name)
-    clean = await served_outcome(provider_server, family, stream)
+    clean = await stream.served(provider_server)
     strayed = stream.with_body(stream.body + b"data: null\n\n")
-    for out in (pure_outcome(family, strayed), await served_outcome(provider_server, family, strayed)):
+    for out in (pure_outcome(family, strayed), await strayed.served(provider_server)):
         assert (out.text, out.calls) == (clean.text, clean.calls)
 
 
 @pytest.mark.parametrize("family,name", STREAMS)
 async def test_transport_split_does_not_change_the_outcome(provider_server, family, name):
     stream = family.stream(name)
-    whole = essentials(await served_outcome(provider_server, family, stream))
+    whole = essentials(await stream.served(provider_server))
     for seed, size in ((1, 23), (2, 23), (3, 23), (len(name), 97)):
-        pieces = await served_outcome(provider_server, family, stream, random_pieces=seed, max_piece=size)
+        pieces = await stream.served(provider_server, random_pieces=seed, max_piece=size)
         assert essentials(pieces) == whole
 
 
 @pytest.mark.parametrize("family,name", STREAMS)
 async def test_pure_half_matches_the_server_path_on_clean_bodies(provider_server, family, name):
     stream = family.stream(name)
-    served = await served_outcome(provider_server, family, stream)
+    served = await stream.served(provider_server)
     assert essentials(pure_outcome(family, stream)) == essentials(served)
 
 
@@ -160,7 +153,7 @@ async def test_pure_half_matches_the_server_path_on_clean_bodies(provider_server
 async def test_a_cut_inside_tool_arguments_withholds_the_call(provider_server, family):
     expected = family.tool_cut
     stream = family.stream(expected.source)
-    cut = await served_outcome(provider_server, family, stream, cut_after_bytes=stream.body.index(expected.marker))
+    cut = await stream.served(provider_server, cut_after_bytes=stream.body.index(expected.marker))
     assert cut.calls == []
     assert (cut.text, tuple(cut.thoughts)) == (expected.text, expected.thoughts)
     assert (cut.error.type, cut.error.retryable) == ("provider_overloaded", True)
@@ -174,8 +167,8 @@ async def test_cut_json_in_the_last_event_is_an_interruption_only_at_a_clean_end
     stream = family.stream(expected.source)
     body = stream.body.rstrip(b"\r\n")
     cut = body[: (body.rindex(b"data: ") + 6 + len(body)) // 2]
-    tail = await served_outcome(provider_server, family, stream.with_body(cut))
-    whole = await served_outcome(provider_server, family, stream.with_body(cut + b"\n\n"))
+    tail = await stream.with_body(cut).served(provider_server)
+    whole = await stream.with_body(cut + b"\n\n").served(provider_server)
     assert (tail.error.type, tail.error.retryable, tail.error.message) == (
         "provider_overloaded", True, expected.message)
     assert (whole.error.type, whole.error.retryable) == ("api_error", False)
@@ -187,7 +180,7 @@ async def test_clean_end_before_the_finish_reason_is_an_interruption(provider_se
     expected = family.unfinished
     stream = family.stream(expected.source)
     events = split_events(stream.body)
-    out = await served_outcome(provider_server, family, stream.with_body(b"".join(events[: len(events) - expected.drop])))
+    out = await stream.with_body(b"".join(events[: len(events) - expected.drop])).served(provider_server)
     assert out.text == expected.text
     assert (out.error.type, out.error.retryable) == ("provider_overloaded", True)
 
@@ -196,7 +189,7 @@ async def test_clean_end_before_the_finish_reason_is_an_interruption(provider_se
 async def test_wrong_types_are_error_chunks_not_silence(provider_server, family):
     expected = family.wrong_type
     stream = family.stream(expected.source)
-    for out in (pure_outcome(family, stream), await served_outcome(provider_server, family, stream)):
+    for out in (pure_outcome(family, stream), await stream.served(provider_server)):
         assert [c.type for c in out.chunks] == ["text", "error"]
         assert out.text == expected.text
         assert expected.message in out.error.message
@@ -251,5 +244,5 @@ async def test_fuzzed_bodies_through_the_server_match_the_pure_half(provider_ser
             body, _ = mutate_event(stream.body, kind, rng.randrange(10_000), rng.randrange(100),
                                    rng.randrange(10_000))
         mutated = stream.with_body(body)
-        served = await served_outcome(provider_server, family, mutated, random_pieces=round_, max_piece=40)
+        served = await mutated.served(provider_server, random_pieces=round_, max_piece=40)
         assert essentials(served) == essentials(pure_outcome(family, mutated)), (round_, body)

@@ -32,9 +32,9 @@ from providers.endpoint_check import (
 )
 from providers.safe_transport import AddressRefused, GuardedBackend, RedirectRefused
 from providers.types import ProviderError
-from tests.adapters import fixtures_openai as fx
-from tests.adapters.fixtures_openai import HELLO, run
-from tests.fakes.provider_server import ProviderReplayServer, Reply
+from tests.support import data_openai as fx
+from tests.support.drive_adapter import HELLO, served_outcome
+from tests.support.fake_provider_server import ProviderReplayServer, Reply
 
 PUBLIC_STAND_IN = "127.0.0.2"
 
@@ -160,8 +160,8 @@ async def test_no_provider_follows_a_redirect(internal, provider, root):
 # ---- the connection-time check ----------------------------------------------------------------
 async def test_allowed_address_is_reached_through_the_checked_address(internal):
     policy = policy_with({"api.public.test": [["127.0.0.1"]]}, allow_private=True)
-    out = await run(internal, "custom", base_url=f"http://api.public.test:{internal.port}/v1",
-                    endpoint_policy=policy)
+    out = await served_outcome(internal, "custom", base_url=f"http://api.public.test:{internal.port}/v1",
+                               endpoint_policy=policy)
     assert out.error is None and out.text == "Hello!"
     assert len(internal.requests) == 1
     assert policy.resolver.calls == ["api.public.test"]

@@ -9,7 +9,7 @@ from cryptography.fernet import Fernet
 from bot import migrate
 from bot.db.engine import create_engine, session_factory
 from bot.vault import Vault
-from tests.databases import postgres_schema
+from tests.support.env_postgres import postgres_schema
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -51,7 +51,7 @@ def vault():
 
 # ---- a real LLMBot against the fake Discord -------------------------------------------
 
-from tests.fakes.discord_harness import fake_discord, llmbot_factory  # noqa: E402,F401
+from tests.support.drive_discord_client import fake_discord, llmbot_factory  # noqa: E402,F401
 
 
 @pytest.fixture

@@ -16,8 +16,8 @@ from bot import repo
 from bot.db.base import Base
 from bot.db.models import ServerApiKey
 from bot.vault import Vault
-from tests.config.discord_helpers import NO_PERMISSIONS, command, member, opt, sub, submit_modal
-from tests.fakes.discord_harness import running_bot
+from tests.support.drive_commands import NO_PERMISSIONS, command, member, opt, sub, submit_modal
+from tests.support.drive_discord_client import running_bot
 
 SERVER_CANARY = "sk-CANARY-server-7e57c4a1"
 PERSONAL_CANARY = "sk-CANARY-personal-b0b5ec"

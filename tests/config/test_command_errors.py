@@ -19,8 +19,8 @@ from bot.cogs.base import ERROR_KEYS, ConfigCog
 from bot.cogs.forms import KeyModal
 from bot.repo import RepositoryError
 from bot.vault import VaultError
-from tests.config.discord_helpers import command, opt, submit_modal
-from tests.fakes.discord_harness import running_bot
+from tests.support.drive_commands import command, opt, submit_modal
+from tests.support.drive_discord_client import running_bot
 
 SECRET = "sk-CANARY-probe-0000"
 FAILURES: dict[str, Callable[[str], Exception]] = {

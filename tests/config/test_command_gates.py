@@ -10,9 +10,9 @@ from sqlalchemy import func, select
 
 from bot import repo
 from bot.db.models import ServerApiKey
-from tests.config.discord_helpers import NO_PERMISSIONS, command, group, sub
-from tests.fakes.discord_harness import running_bot
-from tests.fakes.discord_server import FakeDiscord
+from tests.support.drive_commands import NO_PERMISSIONS, command, group, sub
+from tests.support.drive_discord_client import running_bot
+from tests.support.fake_discord_server import FakeDiscord
 
 MANAGE_GUILD_BIT = 1 << 5
 REFUSED = "You need the Manage Server permission for this command."
@@ -21,6 +21,9 @@ KNOWN_MANAGER_COMMANDS = {
     "keys add", "keys list", "keys remove", "model set", "model endpoint", "model fallback add",
     "model fallback remove", "model fallback list", "settings verbatim-tools", "settings member-keys",
     "settings thought-log-set", "settings thought-log-clear",
+    "persona set", "persona show", "persona clear", "channels mode", "channels allow", "channels deny",
+    "channels list", "access block", "access unblock", "access require-role", "access unrequire-role",
+    "access list",
 }
 
 
@@ -51,6 +54,10 @@ def filled(fake: FakeDiscord, subcommand: dict[str, Any]) -> tuple[list[dict], d
             resolved = {"channels": {value: {"id": value, "type": 0, "name": "thought-log",
                                              "guild_id": fake.guild_id, "permissions": "0", "position": 1,
                                              "nsfw": False, "parent_id": None}}}
+        elif kind in (8, 9):  # a role, or a mentionable given as a role
+            value = fake.guild_id
+            resolved = {"roles": {value: {"id": value, "name": "@everyone", "permissions": "0", "position": 0,
+                                          "color": 0, "hoist": False, "managed": False, "mentionable": False}}}
         elif option.get("choices"):
             value = option["choices"][0]["value"]
         else:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from bot import repo
-from tests.config.discord_helpers import NO_PERMISSIONS, command, member, opt, sub, submit_modal
-from tests.fakes.discord_harness import running_bot
+from tests.support.drive_commands import NO_PERMISSIONS, command, member, opt, sub, submit_modal
+from tests.support.drive_discord_client import running_bot
 
 REFUSED = "You need the Manage Server permission for this command."
 

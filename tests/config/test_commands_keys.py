@@ -8,15 +8,8 @@ from sqlalchemy import select
 
 from bot.db.models import ServerApiKey
 from providers import KNOWN_PROVIDERS
-from tests.config.discord_helpers import (
-    NO_PERMISSIONS,
-    command,
-    member,
-    opt,
-    sub,
-    submit_modal,
-)
-from tests.fakes.discord_harness import running_bot
+from tests.support.drive_commands import NO_PERMISSIONS, command, member, opt, sub, submit_modal
+from tests.support.drive_discord_client import running_bot
 
 CANARY = "sk-CANARY-keys-51e7c0de"
 
@@ -169,7 +162,7 @@ async def test_every_synced_name_and_description_is_acceptable_to_discord(fake_d
 
 
 async def test_remove_offers_this_servers_labels_to_managers_only(fake_discord, bot_factory):
-    from tests.config.discord_helpers import MANAGE_SERVER, autocomplete
+    from tests.support.drive_commands import MANAGE_SERVER, autocomplete
 
     fake = fake_discord
     bot = bot_factory()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bot import repo
-from tests.config.discord_helpers import NO_PERMISSIONS, command, group, opt, sub
-from tests.fakes.discord_harness import running_bot
+from tests.support.drive_commands import NO_PERMISSIONS, command, group, opt, sub
+from tests.support.drive_discord_client import running_bot
 
 REFUSED = "You need the Manage Server permission for this command."
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from bot.db.models import PersonalConfig
-from tests.config.discord_helpers import NO_PERMISSIONS, command, member, opt, sub, submit_modal
-from tests.fakes.discord_harness import running_bot
+from tests.support.drive_commands import NO_PERMISSIONS, command, member, opt, sub, submit_modal
+from tests.support.drive_discord_client import running_bot
 
 ALICE_KEY = "sk-CANARY-alice-a11ce"
 BOB_KEY = "sk-bob-000000-0b0b"

@@ -1,1 +1,1 @@
-from tests.fakes.discord_harness import fake_discord  # noqa: F401
+from tests.support.drive_discord_client import fake_discord  # noqa: F401

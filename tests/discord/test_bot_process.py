@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.fakes.discord_harness import bot_process
-from tests.fakes.discord_server import FakeDiscord
+from tests.support.drive_discord_client import bot_process
+from tests.support.fake_discord_server import FakeDiscord
 
 
 async def test_bot_process_logs_in_and_migrates(fake_discord: FakeDiscord, tmp_path: Path) -> None:

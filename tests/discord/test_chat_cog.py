@@ -12,14 +12,15 @@ from discord.ext import commands
 from bot.answers import RunningAnswers
 from bot.app import credentials_for
 from bot.cogs.chat import ChatCog
-from bot.conversation import addresses_bot, chain_messages, strip_bot_mention
+from bot.conversation import addresses_bot, strip_bot_mention
+from bot.history import dm_turns
 from bot.settings import Settings, load_settings
 from providers.types import Message
-from tests.discord.chat_checks import answer_messages, assert_delivered, delivered
-from tests.discord.chat_streams import long_answer_with_code, openai_stream
-from tests.fakes.discord_harness import RunningBot, fast_ready_kwargs, running_bot
-from tests.fakes.discord_server import FakeDiscord
-from tests.fakes.provider_server import ProviderReplayServer, Reply
+from tests.support.check_answers import answer_messages, assert_delivered, delivered
+from tests.support.data_openai import long_answer_with_code, openai_stream
+from tests.support.drive_discord_client import RunningBot, fast_ready_kwargs, running_bot
+from tests.support.fake_discord_server import FakeDiscord
+from tests.support.fake_provider_server import ProviderReplayServer, Reply
 
 
 class ChatBot(commands.Bot):
@@ -34,6 +35,7 @@ class ChatBot(commands.Bot):
         self.sessions = None
         self.credentials = credentials_for(None, None, settings)
         self.answers = RunningAnswers()
+        self.clients = None
 
     async def setup_hook(self) -> None:
         await self.add_cog(ChatCog(self))
@@ -70,7 +72,7 @@ async def test_mention_streams_answer_with_first_key(fake_discord: FakeDiscord,
     [request] = provider_server.requests
     assert request.api_key == "sk-test-first"
     assert request.json["model"] == "gpt-fake"
-    assert request.json["messages"][-1] == {"role": "user", "content": "say hi"}
+    assert request.json["messages"][-1] == {"role": "user", "content": "say hi", "name": "Alice"}
     assert fake.typing and fake.typing[0][1] <= reply.created_at  # typing before the first text
 
 
@@ -109,11 +111,12 @@ async def test_reply_chain_is_history_and_dm_is_answered(fake_discord: FakeDisco
         await run.wait_for(lambda: len(provider_server.requests) == 3)
         await run.wait_for(lambda: any(m.channel_id == fake.dm_channel_id for m in fake.bot_messages()))
     assert first_q.id != first_answer.id
-    history = provider_server.requests[1].json["messages"]
-    assert history == [{"role": "user", "content": "first question"},
+    history = [m for m in provider_server.requests[1].json["messages"] if m["role"] != "system"]
+    assert history == [{"role": "user", "content": "first question", "name": "Alice"},
                        {"role": "assistant", "content": "Second answer."},
-                       {"role": "user", "content": "and then?"}]
-    assert provider_server.requests[2].json["messages"] == [{"role": "user", "content": "in private"}]
+                       {"role": "user", "content": "and then?", "name": "Alice"}]
+    assert [m for m in provider_server.requests[2].json["messages"] if m["role"] != "system"] == [
+        {"role": "user", "content": "in private"}]
 
 
 async def test_unaddressed_messages_are_ignored_and_unconfigured_bot_says_so(fake_discord: FakeDiscord) -> None:
@@ -150,8 +153,10 @@ def test_strip_mention_and_history_shape() -> None:
         def __init__(self, uid: int, content: str) -> None:
             self.author, self.content = Author(uid), content
 
-    chain = [Msg(42, "earlier answer"), Msg(7, "<@42> question"), Msg(42, "answer"), Msg(7, "")]
-    assert chain_messages(chain, 42) == [Message("user", "question"), Message("assistant", "answer")]
+    # DM history: a split answer's messages are one turn; notices and empty messages are not turns.
+    dm = [Msg(7, "<@42> question"), Msg(42, "answer, part one"), Msg(42, "-# a notice"), Msg(42, "part two"),
+          Msg(7, "")]
+    assert dm_turns(dm, 42) == [Message("user", "question"), Message("assistant", "answer, part one\npart two")]
     assert callable(addresses_bot)
 
 

@@ -11,21 +11,17 @@ import pytest
 from bot import migrate
 from bot.db.engine import create_engine, session_factory
 from bot.repo import set_thought_log_channel
-from tests.discord.chat_checks import (
+from tests.support.check_answers import (
     INDICATOR,
     answer_messages,
     assert_delivered,
     assert_no_pings,
     delivered,
 )
-from tests.discord.chat_streams import (
-    long_answer_with_code,
-    openai_midstream_error,
-    openai_stream,
-)
-from tests.fakes.discord_harness import bot_process
-from tests.fakes.discord_server import FakeDiscord
-from tests.fakes.provider_server import ProviderReplayServer
+from tests.support.data_openai import long_answer_with_code, openai_midstream_error, openai_stream
+from tests.support.drive_discord_client import bot_process
+from tests.support.fake_discord_server import FakeDiscord
+from tests.support.fake_provider_server import ProviderReplayServer
 
 
 def env_for(server: ProviderReplayServer, provider: str = "openai") -> dict[str, str]:
@@ -55,7 +51,8 @@ async def test_fast_6000_character_answer_with_code_and_mentions(
     assert "@everyone" in "".join(m.content for m in messages)  # shown, but pings nobody
     [request] = provider_server.requests
     assert request.api_key == "sk-e2e-first"
-    assert request.json["messages"] == [{"role": "user", "content": "write a long answer"}]
+    assert request.json["messages"][0]["role"] == "system"
+    assert request.json["messages"][1:] == [{"role": "user", "content": "write a long answer", "name": "Alice"}]
     assert fake.typing and fake.typing[0][1] <= messages[0].created_at
     assert run.process.returncode == 0, run.log()  # closed cleanly on SIGINT
 

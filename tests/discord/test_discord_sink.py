@@ -14,8 +14,8 @@ from stream.sink import (
     SinkForbidden,
     SinkUnavailable,
 )
-from tests.fakes.discord_harness import RunningBot, fast_ready_kwargs, running_bot
-from tests.fakes.discord_server import FakeDiscord
+from tests.support.drive_discord_client import RunningBot, fast_ready_kwargs, running_bot
+from tests.support.fake_discord_server import FakeDiscord
 
 NONE = {"parse": [], "replied_user": False}
 

@@ -9,8 +9,8 @@ import discord
 import pytest
 from discord import app_commands
 
-from tests.fakes.discord_harness import fast_ready_kwargs, running_bot
-from tests.fakes.discord_server import BOT_TOKEN, FakeDiscord
+from tests.support.drive_discord_client import fast_ready_kwargs, running_bot
+from tests.support.fake_discord_server import BOT_TOKEN, FakeDiscord
 
 
 class EchoClient(discord.Client):

@@ -9,12 +9,12 @@ import time
 from pathlib import Path
 
 from providers.i18n import t
-from tests.discord.chat_checks import INDICATOR, answer_messages
-from tests.discord.chat_streams import openai_stream
 from tests.discord.test_chat_e2e import ask, env_for
-from tests.fakes.discord_harness import bot_process
-from tests.fakes.discord_server import FakeDiscord
-from tests.fakes.provider_server import ProviderReplayServer
+from tests.support.check_answers import INDICATOR, answer_messages
+from tests.support.data_openai import openai_stream
+from tests.support.drive_discord_client import bot_process
+from tests.support.fake_discord_server import FakeDiscord
+from tests.support.fake_provider_server import ProviderReplayServer
 
 
 async def test_sigterm_finishes_answers_in_flight_and_exits_0(

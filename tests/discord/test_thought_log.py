@@ -12,8 +12,8 @@ from bot.repo import set_thought_log_channel
 from bot.thought_log import Reasoning, configured_channel_id, post_thought_log
 from providers.types import ThoughtLogEntry
 from stream.capture import CapturedBlock
-from tests.fakes.discord_harness import fast_ready_kwargs, running_bot
-from tests.fakes.discord_server import FakeDiscord
+from tests.support.drive_discord_client import fast_ready_kwargs, running_bot
+from tests.support.fake_discord_server import FakeDiscord
 
 VIEW_CHANNEL = 1 << 10
 

@@ -16,8 +16,8 @@ from bot.errors import ErrorScene, error_embed, resolve_presentation
 from bot.errors.tables import TITLE_KEYS
 from providers.errors import classify_error_body
 from stream.sink import EmbedSpec
-from tests.corpus import CORPUS, corpus_errors, requires_corpus
-from tests.errors.wire_bodies import GEMINI_PER_MINUTE_429, ZAI_PLAN_EXCLUDES_MODEL_429
+from tests.support.data_errors import GEMINI_PER_MINUTE_429, ZAI_PLAN_EXCLUDES_MODEL_429
+from tests.support.env_corpus import CORPUS, corpus_errors, requires_corpus
 
 # Corpus folder names -> the adapter that would have produced the error.
 ADAPTER_OF = {"gemini": "google", "groq": "custom"}

@@ -30,8 +30,8 @@ from bot.errors.tables import KIND_COLORS, RED
 from providers.errors import classify_error_body
 from providers.i18n import t
 from providers.types import ProviderError
-from tests.fakes.discord_harness import fast_ready_kwargs, running_bot
-from tests.fakes.discord_server import FakeDiscord
+from tests.support.drive_discord_client import fast_ready_kwargs, running_bot
+from tests.support.fake_discord_server import FakeDiscord
 
 ALL_TIPS = sorted(k for k in possible_keys() if k.startswith("genai.tips."))
 

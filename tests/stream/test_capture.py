@@ -9,14 +9,14 @@ from providers.text.reasoning_tags import THINK_TAG_RE
 from stream.capture import BlockCapture, CapturedBlock
 
 
-def run(pieces: list[str]) -> tuple[str, list[CapturedBlock]]:
+def feed_all(pieces: list[str]) -> tuple[str, list[CapturedBlock]]:
     capture = BlockCapture()
     visible = "".join(capture.feed(p) for p in pieces) + capture.flush()
     return visible, capture.blocks
 
 
 def test_think_and_details_blocks_are_captured_not_shown():
-    visible, blocks = run(
+    visible, blocks = feed_all(
         ["Hi <think>plan the answer</think>there.\n<details><summary>Why</summary>because</details>\nBye"]
     )
     assert visible == "Hi there.\n\nBye"
@@ -27,31 +27,31 @@ def test_think_and_details_blocks_are_captured_not_shown():
 
 
 def test_namespaced_and_mixed_case_think_tags_use_the_shared_shape():
-    visible, blocks = run(["a<mm:THINK>x</mm:think>b<Think>y</THINK>c"])
+    visible, blocks = feed_all(["a<mm:THINK>x</mm:think>b<Think>y</THINK>c"])
     assert visible == "abc"
     assert [b.text for b in blocks] == ["x", "y"]
 
 
 def test_nested_details_and_attributes():
-    visible, blocks = run(["s <DETAILS open>outer <details>inner</details> tail</details> e"])
+    visible, blocks = feed_all(["s <DETAILS open>outer <details>inner</details> tail</details> e"])
     assert visible == "s  e"
     assert blocks == [CapturedBlock("details", "outer <details>inner</details> tail")]
 
 
 def test_tags_split_across_chunks_are_recognized():
-    visible, blocks = run(["one <th", "ink>sec", "ret</th", "ink> two <det", "ails cl", "ass='x'>d</deta", "ils> three"])
+    visible, blocks = feed_all(["one <th", "ink>sec", "ret</th", "ink> two <det", "ails cl", "ass='x'>d</deta", "ils> three"])
     assert visible == "one  two  three"
     assert [b.text for b in blocks] == ["secret", "d"]
 
 
 def test_text_that_only_looks_like_a_tag_is_released():
-    visible, blocks = run(["3 < 5 and 4 <", "b>bold</b> <thinking> <details", "x> </details> end <"])
+    visible, blocks = feed_all(["3 < 5 and 4 <", "b>bold</b> <thinking> <details", "x> </details> end <"])
     assert visible == "3 < 5 and 4 <b>bold</b> <thinking> <detailsx> </details> end <"
     assert blocks == []
 
 
 def test_stray_think_closer_is_dropped_and_unterminated_block_is_captured():
-    visible, blocks = run(["done.</think>Answer <think>still thinking"])
+    visible, blocks = feed_all(["done.</think>Answer <think>still thinking"])
     assert visible == "done.Answer "
     assert blocks == [CapturedBlock("think", "still thinking")]
 
@@ -62,7 +62,7 @@ def test_tags_inside_code_are_content():
         "Body</details>\n<think>not mine</think>\n```\nand ``a <think> b`` stays. <think>mine</think>Done"
     )
     for size in (1, 3, len(text)):
-        visible, blocks = run([text[i : i + size] for i in range(0, len(text), size)])
+        visible, blocks = feed_all([text[i : i + size] for i in range(0, len(text), size)])
         assert visible == text.replace("<think>mine</think>", "")
         assert blocks == [CapturedBlock("think", "mine")]
 
@@ -92,7 +92,7 @@ def test_result_does_not_depend_on_chunking(text, sizes):
         chunks.append(text[position : position + size])
         position += size
     chunks.append(text[position:])
-    assert run(chunks) == run([text])
+    assert feed_all(chunks) == feed_all([text])
 
 
 no_openers = st.lists(
@@ -105,6 +105,6 @@ no_openers = st.lists(
 @given(no_openers, st.integers(min_value=1, max_value=7))
 def test_without_openers_only_stray_think_closers_disappear(text, size):
     chunks = [text[i : i + size] for i in range(0, len(text), size)] or [""]
-    visible, blocks = run(chunks)
+    visible, blocks = feed_all(chunks)
     assert visible == THINK_TAG_RE.sub("", text)
     assert blocks == []

@@ -12,16 +12,17 @@ from stream.capture import BlockCapture
 from stream.pacing import ChannelBudgets
 from stream.sink import MessageGone, SinkForbidden, SinkUnavailable
 from stream.splitter import split_all
-from tests.stream.fakes import MemorySink, VirtualClock
-from tests.stream.helpers import (
+from tests.support.drive_stream import (
     FENCE_LINE,
-    done_chunk,
     drive,
     pieces,
+    scripted_done,
+    scripted_text,
     squash,
     stream_into,
-    text_chunk,
 )
+from tests.support.fake_clock import VirtualClock
+from tests.support.fake_message_sink import MemorySink
 
 
 def long_answer() -> str:
@@ -34,7 +35,7 @@ def long_answer() -> str:
 async def test_fast_6000_character_stream_with_a_code_fence():
     text = long_answer()
     assert len(text) > 6000
-    chunks = [text_chunk(p) for p in pieces(text, 9)] + [done_chunk()]
+    chunks = [scripted_text(p) for p in pieces(text, 9)] + [scripted_done()]
     result, sink, _, _ = await drive(chunks, gap=0.002)
     messages = sink.texts()
     assert result.status == "completed" and result.text == text
@@ -51,7 +52,7 @@ async def test_fast_6000_character_stream_with_a_code_fence():
 
 
 async def test_first_text_is_sent_as_a_reply_at_once():
-    chunks = [text_chunk("Hello"), text_chunk(" there"), done_chunk()]
+    chunks = [scripted_text("Hello"), scripted_text(" there"), scripted_done()]
     result, sink, _, _ = await drive(chunks, gap=0.5)
     first = sink.ops[0]
     assert (first.kind, first.reply, first.time, first.content) == ("send", True, 0.5, "Hello" + STREAMING_INDICATOR)
@@ -61,7 +62,7 @@ async def test_first_text_is_sent_as_a_reply_at_once():
 
 async def test_slow_stream_gives_steady_edits_inside_the_budget():
     words = [f"word{i} " for i in range(100)]  # one chunk every 0.2 s: a 20-second stream
-    result, sink, _, _ = await drive([text_chunk(w) for w in words] + [done_chunk()], gap=0.2)
+    result, sink, _, _ = await drive([scripted_text(w) for w in words] + [scripted_done()], gap=0.2)
     edits = [op for op in sink.ops if op.kind == "edit"]
     assert sink.violations == 0
     assert sink.edits_per_window(5.0) <= 5
@@ -77,7 +78,7 @@ async def test_no_rate_limit_headers_uses_the_conservative_budget():
     sink = MemorySink(clock, latency=0.01, report_headers=False)
     text = long_answer() * 2
     result, sink, _, _ = await drive(
-        [text_chunk(p) for p in pieces(text, 5)] + [done_chunk()], gap=0.001, clock=clock, sink=sink
+        [scripted_text(p) for p in pieces(text, 5)] + [scripted_done()], gap=0.001, clock=clock, sink=sink
     )
     assert sink.violations == 0 and sink.edits_per_window(5.0) <= 5
     assert squash("\n".join(sink.texts())) == squash(text)
@@ -85,9 +86,9 @@ async def test_no_rate_limit_headers_uses_the_conservative_budget():
 
 async def test_think_and_details_blocks_never_reach_discord():
     chunks = [
-        text_chunk("Sure. <thi"), text_chunk("nk>secret plan"), text_chunk(" more secret</think>Answer"),
-        text_chunk(" part <details><summary>hidden</summary>private notes"),
-        text_chunk("</details> end."), done_chunk(),
+        scripted_text("Sure. <thi"), scripted_text("nk>secret plan"), scripted_text(" more secret</think>Answer"),
+        scripted_text(" part <details><summary>hidden</summary>private notes"),
+        scripted_text("</details> end."), scripted_done(),
     ]
     result, sink, _, _ = await drive(chunks, gap=1.5)
     for op in sink.ops:
@@ -102,7 +103,7 @@ async def test_edit_answered_message_gone_continues_in_a_new_message():
     clock = VirtualClock()
     sink = MemorySink(clock, latency=0.05)
     text = "".join(f"sentence {i}. " for i in range(60))
-    chunks = [text_chunk(p) for p in pieces(text, 20)] + [done_chunk()]
+    chunks = [scripted_text(p) for p in pieces(text, 20)] + [scripted_done()]
     sink.fail("edit", MessageGone("deleted"), times=1)
     result, sink, _, _ = await drive(chunks, gap=0.3, clock=clock, sink=sink)
     assert sink.texts() == [text.strip()]
@@ -113,7 +114,7 @@ async def test_message_deleted_by_a_user_mid_stream_loses_no_text():
     clock = VirtualClock()
     sink = MemorySink(clock, latency=0.05)
     text = "".join(f"part {i} " for i in range(80))
-    chunks = [text_chunk(p) for p in pieces(text, 16)]
+    chunks = [scripted_text(p) for p in pieces(text, 16)]
 
     async def deleter():
         await clock.sleep(3.0)
@@ -121,7 +122,7 @@ async def test_message_deleted_by_a_user_mid_stream_loses_no_text():
 
     async def both():
         outcome, _ = await asyncio.gather(
-            stream_into(chunks + [done_chunk()], clock, sink, gap=0.25), deleter()
+            stream_into(chunks + [scripted_done()], clock, sink, gap=0.25), deleter()
         )
         return outcome
 
@@ -136,7 +137,7 @@ async def test_discord_5xx_is_retried_and_the_text_kept():
     sink.fail("edit", SinkUnavailable("503"), times=2)
     text = "alpha beta gamma delta " * 10
     result, sink, _, _ = await drive(
-        [text_chunk(p) for p in pieces(text, 10)] + [done_chunk()], gap=0.4, clock=clock, sink=sink
+        [scripted_text(p) for p in pieces(text, 10)] + [scripted_done()], gap=0.4, clock=clock, sink=sink
     )
     assert sink.texts() == [text.strip()] and result.delivery_failure is None
 
@@ -145,7 +146,7 @@ async def test_forbidden_channel_is_reported_not_raised():
     clock = VirtualClock()
     sink = MemorySink(clock)
     sink.fail("send", SinkForbidden("403"))
-    result, sink, _, _ = await drive([text_chunk("hello"), done_chunk()], clock=clock, sink=sink)
+    result, sink, _, _ = await drive([scripted_text("hello"), scripted_done()], clock=clock, sink=sink)
     assert result.status == "completed" and result.delivery_failure == "forbidden"
     assert sink.texts() == []
 
@@ -158,7 +159,7 @@ async def test_two_replies_in_one_channel_share_its_budget():
 
     async def one():
         return await stream_into(
-            [text_chunk(p) for p in pieces(text, 12)] + [done_chunk()], clock, sink, gap=0.05,
+            [scripted_text(p) for p in pieces(text, 12)] + [scripted_done()], clock, sink, gap=0.05,
             delivery_args={"budget": budgets.for_channel(sink.channel_id)},
         )
 
@@ -176,7 +177,7 @@ def _split(text: str) -> list[str]:
 
 async def test_retract_deletes_every_message():
     text = "x " * 1500
-    result, sink, delivery, _ = await drive([text_chunk(p) for p in pieces(text, 50)] + [done_chunk()])
+    result, sink, delivery, _ = await drive([scripted_text(p) for p in pieces(text, 50)] + [scripted_done()])
     assert len(sink.texts()) == 2
     await sink.clock.run(delivery.retract())
     assert sink.texts() == [] and delivery.messages == []
@@ -225,7 +226,7 @@ def test_final_messages_do_not_depend_on_chunking(text, sizes, gap):
             clock = VirtualClock(settle=20)
             sink = MemorySink(clock, latency=0.03)
             await drive(
-                [text_chunk(p) for p in parts] + [done_chunk()], gap=gap, clock=clock, sink=sink,
+                [scripted_text(p) for p in parts] + [scripted_done()], gap=gap, clock=clock, sink=sink,
                 delivery_args={"limit": 150},
             )
             assert sink.violations == 0 and sink.invalid == []
@@ -240,8 +241,8 @@ def test_final_messages_do_not_depend_on_chunking(text, sizes, gap):
 
 
 async def test_an_open_code_fence_renders_closed_while_streaming():
-    chunks = [text_chunk("Code:\n```py\n"), text_chunk("x = 1\n"), text_chunk("y = 2\n"),
-              text_chunk("```\nDone"), done_chunk()]
+    chunks = [scripted_text("Code:\n```py\n"), scripted_text("x = 1\n"), scripted_text("y = 2\n"),
+              scripted_text("```\nDone"), scripted_done()]
     result, sink, _, _ = await drive(chunks, gap=1.5)
     streaming = [op.content for op in sink.ops if op.kind in ("send", "edit")][:-1]
     assert "Code:\n```py\nx = 1\n```" + STREAMING_INDICATOR in streaming
@@ -251,5 +252,5 @@ async def test_an_open_code_fence_renders_closed_while_streaming():
 
 async def test_mentions_in_model_text_are_delivered_unchanged():
     text = "@everyone look, <@123> and <@&456> said hi"
-    result, sink, _, _ = await drive([text_chunk(text), done_chunk()])
+    result, sink, _, _ = await drive([scripted_text(text), scripted_done()])
     assert sink.texts() == [text]  # the sink's allowed_mentions, not rewriting, stops pings

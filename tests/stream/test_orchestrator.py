@@ -12,25 +12,26 @@ from providers.types import ProcessedChunk, ThoughtLogEntry, Usage
 from stream.buffer import STREAMING_INDICATOR, MessageDelivery
 from stream.interrupt import Interrupt
 from stream.orchestrator import run_stream
-from tests.stream.fakes import MemorySink, VirtualClock
-from tests.stream.helpers import (
-    call_chunk,
-    done_chunk,
+from tests.support.drive_stream import (
     drive,
-    error_chunk,
     pieces,
+    scripted_call,
+    scripted_done,
+    scripted_error,
+    scripted_text,
     stream_into,
-    text_chunk,
 )
+from tests.support.fake_clock import VirtualClock
+from tests.support.fake_message_sink import MemorySink
 
 
 async def test_parallel_function_calls_are_all_collected_in_order():
     chunks = [
-        text_chunk("Let me check."),
-        call_chunk("get_time", zone="UTC"),
-        call_chunk("roll_dice", sides=6),
-        call_chunk("read_channel", limit=5),
-        done_chunk(reason="tool_calls"),
+        scripted_text("Let me check."),
+        scripted_call("get_time", zone="UTC"),
+        scripted_call("roll_dice", sides=6),
+        scripted_call("read_channel", limit=5),
+        scripted_done(reason="tool_calls"),
     ]
     result, sink, _, script = await drive(chunks)
     assert result.status == "function_call"
@@ -42,12 +43,12 @@ async def test_parallel_function_calls_are_all_collected_in_order():
 
 async def test_the_done_chunk_brings_usage_and_finish_reason():
     usage = Usage(input_tokens=100, output_tokens=50, reasoning_tokens=30, cached_input_tokens=40, total_tokens=150)
-    result, *_ = await drive([text_chunk("Hi"), done_chunk(usage=usage, reason="length")])
+    result, *_ = await drive([scripted_text("Hi"), scripted_done(usage=usage, reason="length")])
     assert result.usage == usage and result.finish_reason == "length"
 
 
 async def test_empty_response_when_nothing_visible_arrives():
-    result, sink, _, _ = await drive([text_chunk("<think>only thinking</think>"), text_chunk("  \n"), done_chunk()])
+    result, sink, _, _ = await drive([scripted_text("<think>only thinking</think>"), scripted_text("  \n"), scripted_done()])
     assert result.status == "empty_response"
     assert sink.ops == [] and result.messages == []
     assert result.captured_blocks[0].text == "only thinking"
@@ -55,7 +56,7 @@ async def test_empty_response_when_nothing_visible_arrives():
 
 async def test_stop_mid_stream_keeps_what_was_said():
     text = "".join(f"token{i} " for i in range(40))
-    chunks = [text_chunk(p) for p in pieces(text, 7)] + [done_chunk()]
+    chunks = [scripted_text(p) for p in pieces(text, 7)] + [scripted_done()]
     interrupt = Interrupt()
 
     clock = VirtualClock()
@@ -81,7 +82,7 @@ async def test_an_interrupt_fired_before_a_chunk_is_seen_at_the_next_chunk():
     interrupt = Interrupt()
     interrupt.fire("follow_up")
     assert not interrupt.fire("stop")  # the first reason wins
-    result, sink, _, script = await drive([text_chunk("first "), text_chunk("second"), done_chunk()],
+    result, sink, _, script = await drive([scripted_text("first "), scripted_text("second"), scripted_done()],
                                           interrupt=interrupt)
     assert result.status == "interrupted" and result.interrupted == "follow_up"
     assert result.text == "" and script.yielded == 0 and sink.ops == []
@@ -89,7 +90,7 @@ async def test_an_interrupt_fired_before_a_chunk_is_seen_at_the_next_chunk():
 
 async def test_an_error_is_returned_not_rendered_and_retract_deletes_the_partial_answer():
     text = "partial " * 300
-    chunks = [text_chunk(p) for p in pieces(text, 40)] + [error_chunk()]
+    chunks = [scripted_text(p) for p in pieces(text, 40)] + [scripted_error()]
     result, sink, delivery, _ = await drive(chunks)
     assert result.status == "error" and result.error.type == "provider_overloaded"
     assert sink.embeds == {} and not any("interrupted" in t for t in sink.texts())
@@ -99,12 +100,12 @@ async def test_an_error_is_returned_not_rendered_and_retract_deletes_the_partial
 
 
 async def test_an_error_before_any_text_posts_nothing():
-    result, sink, _, _ = await drive([error_chunk("rate_limit", "429")])
+    result, sink, _, _ = await drive([scripted_error("rate_limit", "429")])
     assert result.status == "error" and sink.ops == []
 
 
 async def test_timeout_error_chunk_becomes_timeout():
-    result, *_ = await drive([text_chunk("a"), error_chunk("timeout", "timeout")])
+    result, *_ = await drive([scripted_text("a"), scripted_error("timeout", "timeout")])
     assert result.status == "timeout" and result.error.kind == "timeout"
 
 
@@ -131,7 +132,7 @@ async def test_it_never_raises_when_the_sink_misbehaves():
 
     clock = VirtualClock()
     sink = BrokenSink(clock)
-    chunks = [text_chunk(p) for p in pieces("some words " * 30, 11)] + [done_chunk()]
+    chunks = [scripted_text(p) for p in pieces("some words " * 30, 11)] + [scripted_done()]
     result, sink, _, _ = await drive(chunks, gap=0.5, clock=clock, sink=sink)
     assert result.status == "completed"
     assert result.delivery_failure == "internal"
@@ -142,7 +143,7 @@ async def test_a_failing_chunk_iterator_becomes_an_error_result():
     sink = MemorySink(clock)
 
     async def broken():
-        yield text_chunk("before ")
+        yield scripted_text("before ")
         raise KeyError("adapter bug")
 
     delivery = MessageDelivery(sink, clock=clock)
@@ -152,7 +153,7 @@ async def test_a_failing_chunk_iterator_becomes_an_error_result():
 
 
 async def test_streaming_indicator_shows_while_text_comes_and_is_removed_at_the_end():
-    chunks = [text_chunk(f"w{i} ") for i in range(30)] + [done_chunk()]
+    chunks = [scripted_text(f"w{i} ") for i in range(30)] + [scripted_done()]
     result, sink, _, _ = await drive(chunks, gap=0.4)
     contents = [op.content for op in sink.ops if op.kind in ("send", "edit")]
     assert all(c.endswith(STREAMING_INDICATOR) for c in contents[:-1])
@@ -166,12 +167,12 @@ async def test_tool_loop_can_continue_in_the_same_messages():
 
     async def turn():
         first = await run_stream(
-            _aiter([text_chunk("Checking the time. "), call_chunk("get_time"), done_chunk()]),
+            _aiter([scripted_text("Checking the time. "), scripted_call("get_time"), scripted_done()]),
             delivery, keep_open_for_calls=True,
         )
         assert first.status == "function_call"
         assert sink.texts() == ["Checking the time." + STREAMING_INDICATOR]
-        return await run_stream(_aiter([text_chunk("It is noon."), done_chunk()]), delivery)
+        return await run_stream(_aiter([scripted_text("It is noon."), scripted_done()]), delivery)
 
     second = await clock.run(turn())
     assert second.status == "completed"
@@ -185,7 +186,7 @@ async def test_cancellation_still_removes_the_indicator():
     delivery = MessageDelivery(sink, clock=clock)
 
     async def endless():
-        yield text_chunk("so far")
+        yield scripted_text("so far")
         await clock.sleep(1000)
 
     async def scenario():
@@ -223,13 +224,13 @@ def test_outcome_follows_the_chunks(specs):
     chunks, expected_calls, visible_before_error, error_kind, last_usage = [], [], [], None, None
     for kind, value in specs:
         if kind == "text":
-            chunks.append(text_chunk(value))
+            chunks.append(scripted_text(value))
         elif kind == "call":
-            chunks.append(call_chunk(value))
+            chunks.append(scripted_call(value))
         elif kind == "usage":
-            chunks.append(done_chunk(usage=Usage(input_tokens=1, output_tokens=value)))
+            chunks.append(scripted_done(usage=Usage(input_tokens=1, output_tokens=value)))
         else:
-            chunks.append(error_chunk(value, value))
+            chunks.append(scripted_error(value, value))
         if error_kind is None:
             if kind == "text":
                 visible_before_error.append(value)
@@ -272,9 +273,9 @@ async def test_an_interrupt_ends_a_silent_provider_at_once():
 
     async def thinking_silently():
         try:
-            yield text_chunk("Let me think")
+            yield scripted_text("Let me think")
             await clock.sleep(600)  # a reasoning model sending nothing for ten minutes
-            yield text_chunk(" never shown")
+            yield scripted_text(" never shown")
         finally:
             closed.append(True)
 
@@ -295,9 +296,9 @@ async def test_an_interrupt_ends_a_silent_provider_at_once():
 
 async def test_an_unfired_interrupt_changes_nothing_and_a_late_one_is_seen():
     interrupt = Interrupt()
-    result, sink, _, _ = await drive([text_chunk("all "), text_chunk("of it"), done_chunk()], gap=0.5,
+    result, sink, _, _ = await drive([scripted_text("all "), scripted_text("of it"), scripted_done()], gap=0.5,
                                      interrupt=interrupt)
     assert result.status == "completed" and sink.texts() == ["all of it"] and result.interrupted is None
     interrupt.fire("shutdown")
-    result, *_ = await drive([text_chunk("late")], gap=1.0, interrupt=interrupt)
+    result, *_ = await drive([scripted_text("late")], gap=1.0, interrupt=interrupt)
     assert result.status == "interrupted" and result.interrupted == "shutdown" and result.text == ""

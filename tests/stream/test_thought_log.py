@@ -15,7 +15,8 @@ from stream.thought_log import (
 )
 
 
-def embed_size(embed) -> int:
+def discord_counted_chars(embed) -> int:
+    """What Discord counts toward an embed's 6,000 characters (the test's own oracle)."""
     return len(embed.title) + len(embed.description) + len(embed.footer or "") + sum(
         len(name) + len(value) for name, value in embed.fields
     )
@@ -54,7 +55,7 @@ def test_long_reasoning_goes_as_a_text_attachment():
     filename, data = post.attachment
     assert filename.endswith(".txt") and data.decode("utf-8") == text.strip()
     assert len(post.embed.description) <= EMBED_DESCRIPTION_LIMIT
-    assert embed_size(post.embed) <= EMBED_TOTAL_LIMIT
+    assert discord_counted_chars(post.embed) <= EMBED_TOTAL_LIMIT
     assert post.embed.description.endswith("The full reasoning is attached as a text file.")
     assert post.embed.footer == "Provider: openrouter via minimax-cn"
 

@@ -12,10 +12,10 @@ from providers.text.spill_guard import (
     is_answer_start,
     is_lowercase_letter,
 )
-from tests.text.splitting import one_char_deltas, splits
+from tests.support.data_splits import one_char_deltas, splits
 
 
-def run(deltas, *, armed=True):
+def feed_all(deltas, *, armed=True):
     """Feed deltas to a guard (armed by reasoning first), then flush."""
     guard = ReasoningContentSpillGuard()
     if armed:
@@ -53,7 +53,7 @@ FIRES = [
 @pytest.mark.parametrize(("text", "visible", "spilled"), FIRES)
 def test_fires(text, visible, spilled):
     for deltas in ([text], one_char_deltas(text)):
-        content, spills, results = run(deltas)
+        content, spills, results = feed_all(deltas)
         assert (content, spills) == (visible, [spilled])
         assert any(r.changed for r in results)
 
@@ -87,12 +87,12 @@ UNCHANGED = [
 @pytest.mark.parametrize("text", UNCHANGED)
 def test_does_not_fire(text):
     for deltas in ([text], one_char_deltas(text)):
-        content, spills, _ = run(deltas)
+        content, spills, _ = feed_all(deltas)
         assert (content, spills) == (text, [])
 
 
 def test_scope_g1_never_armed_passes_through():
-    content, spills, results = run(["must do.Hello!"], armed=False)
+    content, spills, results = feed_all(["must do.Hello!"], armed=False)
     assert (content, spills) == ("must do.Hello!", [])
     assert results[0].changed is False
 
@@ -185,8 +185,8 @@ def test_split_invariance_and_nothing_lost(data):
     """Any re-splitting gives the same visible text and the same spilled fragment."""
     text = data.draw(_content)
     deltas = data.draw(splits(text))
-    whole_content, whole_spills, _ = run([text])
-    content, spills, _ = run(deltas)
+    whole_content, whole_spills, _ = feed_all([text])
+    content, spills, _ = feed_all(deltas)
     assert (content, spills) == (whole_content, whole_spills)
     # Nothing is lost: visible + spilled fragment (as cut) is the input.
     if spills:
@@ -199,7 +199,7 @@ def test_split_invariance_and_nothing_lost(data):
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.text(max_size=15), max_size=8), st.booleans())
 def test_fuzz_never_raises(deltas, armed):
-    content, spills, _ = run(deltas, armed=armed)
+    content, spills, _ = feed_all(deltas, armed=armed)
     text = "".join(deltas)
     assert text.endswith(content)
     assert len(spills) <= 1

@@ -11,10 +11,10 @@ from hypothesis import strategies as st
 
 from providers.text.reasoning_tags import THINK_CLOSE_RE, THINK_TAG_RE
 from providers.text.think_stripper import ThinkBlockContentStripper
-from tests.text.splitting import is_subsequence, one_char_deltas, splits
+from tests.support.data_splits import is_subsequence, one_char_deltas, splits
 
 
-def run(deltas, capture=True):
+def feed_all(deltas, capture=True):
     """Feed deltas then flush; return (visible, thought, per-call results)."""
     stripper = ThinkBlockContentStripper(capture_thoughts=capture)
     results = [stripper.feed(d) for d in deltas]
@@ -82,7 +82,7 @@ def oracle(text):
     ],
 )
 def test_stripper_table(deltas, visible, thought):
-    got_visible, got_thought, _ = run(deltas)
+    got_visible, got_thought, _ = feed_all(deltas)
     assert (got_visible, got_thought) == (visible, thought)
 
 
@@ -119,7 +119,7 @@ def test_inside_a_block_s4():
 
 
 def test_capture_off_s6():
-    visible, thought, results = run(["a<think>secret</think>b", "x</think>y"], capture=False)
+    visible, thought, results = feed_all(["a<think>secret</think>b", "x</think>y"], capture=False)
     assert (visible, thought) == ("aby", "")
     assert all(r.thought_text == "" for r in results)
     assert results[0].changed and results[1].changed
@@ -149,10 +149,10 @@ def test_flush_resets():
 def test_repeated_close_kind_holds_lose_nothing():
     text = "a<" * 2000
     deltas = [text[i : i + 2] for i in range(0, len(text), 2)]
-    visible, thought, results = run(deltas)
+    visible, thought, results = feed_all(deltas)
     assert (visible, thought) == (text, "")
     assert all(r.visible_text == "" for r in results[:-1])  # all held: a closer may follow
-    visible, thought, _ = run([*deltas, "/think>tail"])
+    visible, thought, _ = feed_all([*deltas, "/think>tail"])
     assert (visible, thought) == ("tail", text[:-1])  # S2 turns the whole hold into reasoning
 
 
@@ -180,8 +180,8 @@ def test_split_invariance(data):
     assume(not _LONG_FRAGMENT.search(text))
     deltas = data.draw(splits(text))
     want_visible, want_thought, consumed, stray = oracle(text)
-    assert run([text])[:2] == (want_visible, want_thought)
-    visible, thought, _ = run(deltas)
+    assert feed_all([text])[:2] == (want_visible, want_thought)
+    visible, thought, _ = feed_all(deltas)
     if not stray:
         assert (visible, thought) == (want_visible, want_thought)
     else:
@@ -200,13 +200,13 @@ def test_one_character_deltas_match_whole_text_without_stray_closers(text):
     assume(not _LONG_FRAGMENT.search(text))
     want_visible, want_thought, _, stray = oracle(text)
     assume(not stray)
-    assert run(one_char_deltas(text))[:2] == (want_visible, want_thought)
+    assert feed_all(one_char_deltas(text))[:2] == (want_visible, want_thought)
 
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.text(max_size=20), max_size=10))
 def test_fuzz_never_raises_and_loses_nothing(deltas):
-    visible, thought, _ = run(deltas)
+    visible, thought, _ = feed_all(deltas)
     text = "".join(deltas)
     # Arbitrary unicode: tags are rare, so compare against the whole-text oracle counts.
     _, _, consumed, _ = oracle(text)

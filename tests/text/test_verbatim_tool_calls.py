@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from providers.text.verbatim_tool_calls import VerbatimToolCallParser
 from providers.types import FunctionCall, ToolSpec
-from tests.text.splitting import one_char_deltas, splits
+from tests.support.data_splits import one_char_deltas, splits
 
 SEARCH = ToolSpec(
     "search",
@@ -37,7 +37,7 @@ NOW = ToolSpec("now", "", {"type": "object", "properties": {}})
 TOOLS = [SEARCH, SEARCH_WEB, IMAGE, COUNT, NOW, "lookup"]
 
 
-def run(deltas, tools=TOOLS):
+def feed_all(deltas, tools=TOOLS):
     """Feed deltas, flush; return (all text in order, calls, per-call results)."""
     parser = VerbatimToolCallParser(tools)
     results = [parser.feed(d) for d in deltas]
@@ -112,7 +112,7 @@ CASES = [
 @pytest.mark.parametrize(("text", "visible", "calls"), CASES)
 def test_parser_table(text, visible, calls):
     for deltas in ([text], one_char_deltas(text)):
-        got_text, got_calls, _, _ = run(deltas)
+        got_text, got_calls, _, _ = feed_all(deltas)
         assert (got_text, got_calls) == (visible, calls), deltas
 
 
@@ -142,9 +142,9 @@ def test_prose_first_then_call_at_flush_v4():
 
 
 def test_word_boundary_uses_text_already_emitted_v2():
-    text, calls, _, _ = run(["re", 'search({"q": "a"})'])
+    text, calls, _, _ = feed_all(["re", 'search({"q": "a"})'])
     assert (text, calls) == ('research({"q": "a"})', [])
-    text, calls, _, _ = run(["re ", 'search({"q": "a"})'])
+    text, calls, _, _ = feed_all(["re ", 'search({"q": "a"})'])
     assert (text, calls) == ("re ", [("search", {"q": "a"})])
 
 
@@ -210,7 +210,7 @@ def test_flush_second_call_in_final_text_is_released_as_text_v10():
 
 
 def test_two_calls_across_feeds_are_both_recovered():
-    text, calls, _, _ = run(one_char_deltas('search({"q": "1"}) and now() done'))
+    text, calls, _, _ = feed_all(one_char_deltas('search({"q": "1"}) and now() done'))
     assert calls == [("search", {"q": "1"}), ("now", {})]
     assert text == " and  done"
 
@@ -221,7 +221,7 @@ def test_a_result_never_carries_text_before_its_call():
         one_char_deltas('intro `search({"q": "1"})` outro'),
         ["intro `sea", 'rch({"q": "1"})', "` outro"],
     ):
-        _, calls, results, final = run(deltas)
+        _, calls, results, final = feed_all(deltas)
         assert calls == [("search", {"q": "1"})]
         shown = ""
         for r in [*results, final]:
@@ -236,20 +236,20 @@ def test_a_result_never_carries_text_before_its_call():
 def test_long_held_runs_stay_candidates():
     # Whitespace after a name and a long language word are held without loss.
     deltas = ["see ", "search", *[" "] * 3000, '({"q": "a"})', " end"]
-    text, calls, _, _ = run(deltas)
+    text, calls, _, _ = feed_all(deltas)
     assert (text, calls) == ("see  end", [("search", {"q": "a"})])
     deltas = ["`", *["x"] * 3000, " ", 'search({"q": "a"})', "`!"]
-    text, calls, _, _ = run(deltas)
+    text, calls, _, _ = feed_all(deltas)
     assert (text, calls) == ("!", [("search", {"q": "a"})])
     deltas = ["`", *["x"] * 3000, "!"]
-    text, calls, _, _ = run(deltas)
+    text, calls, _, _ = feed_all(deltas)
     assert (text, calls) == ("`" + "x" * 3000 + "!", [])
 
 
 def test_long_call_arguments_collected_incrementally():
     payload = {"q": "(" * 500 + "\\" + ")" * 20, "pad": "x" * 5000}
     text = "search(" + json.dumps(payload) + ") after"
-    out, calls, _, _ = run(list(text))
+    out, calls, _, _ = feed_all(list(text))
     assert (out, calls) == (" after", [("search", payload)])
 
 
@@ -282,12 +282,12 @@ def test_split_invariance(data):
     holding more than one recoverable call are excluded from the strict comparison.
     """
     text = data.draw(_stream())
-    most_text, most_calls, _, _ = run(one_char_deltas(text))
+    most_text, most_calls, _, _ = feed_all(one_char_deltas(text))
     assume(len(most_calls) <= 1)
-    whole_text, whole_calls, _, _ = run([text])
+    whole_text, whole_calls, _, _ = feed_all([text])
     assert (most_text, most_calls) == (whole_text, whole_calls)
     deltas = data.draw(splits(text))
-    assert run(deltas)[:2] == (whole_text, whole_calls)
+    assert feed_all(deltas)[:2] == (whole_text, whole_calls)
 
 
 @settings(max_examples=300, deadline=None)
@@ -296,7 +296,7 @@ def test_nothing_lost(data):
     """Output text plus the recovered calls' text is the input: nothing else disappears."""
     text = data.draw(_stream())
     deltas = data.draw(splits(text))
-    out, calls, _, _ = run(deltas)
+    out, calls, _, _ = feed_all(deltas)
     if not calls:
         assert out == text
         return
@@ -316,7 +316,7 @@ def test_nothing_lost(data):
 @given(st.lists(st.text(alphabet=st.sampled_from(list('search(){}"\\`\n q:1,now')), max_size=20),
                 max_size=8))
 def test_fuzz_never_raises(deltas):
-    out, calls, _, _ = run(deltas)
+    out, calls, _, _ = feed_all(deltas)
     assert len(out) <= len("".join(deltas))
     assert all(isinstance(args, dict) for _, args in calls)
 
@@ -324,6 +324,6 @@ def test_fuzz_never_raises(deltas):
 @settings(max_examples=100, deadline=None)
 @given(st.lists(st.text(max_size=20), max_size=8))
 def test_fuzz_random_text_never_raises(deltas):
-    out, calls, _, _ = run(deltas)
+    out, calls, _, _ = feed_all(deltas)
     if not calls:
         assert out == "".join(deltas)

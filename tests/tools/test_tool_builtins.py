@@ -22,8 +22,8 @@ from bot.tools.builtin import (
 )
 from bot.tools.dice import MAX_DICE, MAX_SIDES, DiceSpec, parse_notation
 from bot.tools.registry import ToolContext, ToolError
-from tests.fakes.discord_harness import fake_discord, fast_ready_kwargs, running_bot  # noqa: F401
-from tests.fakes.discord_server import FakeDiscord
+from tests.support.drive_discord_client import fake_discord, fast_ready_kwargs, running_bot  # noqa: F401
+from tests.support.fake_discord_server import FakeDiscord
 
 FIXED = datetime(2026, 3, 1, 12, 30, 5, tzinfo=UTC)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.fakes.discord_harness import fake_discord, llmbot_factory  # noqa: F401
+from tests.support.drive_discord_client import fake_discord, llmbot_factory  # noqa: F401
 
 
 @pytest.fixture

@@ -6,11 +6,11 @@ from __future__ import annotations
 import shutil
 
 from providers.i18n import t
-from tests.discord.chat_streams import openai_stream
-from tests.fakes.discord_harness import running_bot
-from tests.fakes.discord_server import FakeDiscord
-from tests.fakes.provider_server import ProviderReplayServer
-from tests.turn.helpers import answers
+from tests.support.check_answers import plain_answer_messages
+from tests.support.data_openai import openai_stream
+from tests.support.drive_discord_client import running_bot
+from tests.support.fake_discord_server import FakeDiscord
+from tests.support.fake_provider_server import ProviderReplayServer
 
 
 async def break_database(bot) -> None:
@@ -31,8 +31,8 @@ async def test_database_down_gets_a_short_reply_not_silence(fake_discord: FakeDi
     async with running_bot(fake, bot) as run:
         await break_database(bot)
         await ask(fake, "hello?")
-        await run.wait_for(lambda: len(answers(fake)) == 1)
-    assert answers(fake)[0].content == t("chat.database_down", "en")
+        await run.wait_for(lambda: len(plain_answer_messages(fake)) == 1)
+    assert plain_answer_messages(fake)[0].content == t("chat.database_down", "en")
 
 
 async def test_database_down_may_be_answered_by_the_environment_default(
@@ -46,6 +46,6 @@ async def test_database_down_may_be_answered_by_the_environment_default(
     async with running_bot(fake, bot) as run:
         await break_database(bot)
         await ask(fake, "hello?")
-        await run.wait_for(lambda: any(m.content == "Answered without the database." for m in answers(fake)))
+        await run.wait_for(lambda: any(m.content == "Answered without the database." for m in plain_answer_messages(fake)))
     [request] = provider_server.requests
     assert request.api_key == "sk-env-default"

@@ -7,26 +7,28 @@ import asyncio
 
 from bot import repo
 from providers.i18n import t
-from tests.config.discord_helpers import command
-from tests.discord.chat_checks import INDICATOR, delivered
-from tests.discord.chat_streams import openai_midstream_error, openai_stream
-from tests.fakes.discord_harness import running_bot
-from tests.fakes.discord_server import FakeDiscord
-from tests.fakes.provider_server import ProviderReplayServer
-from tests.turn.helpers import (
-    answers,
-    anthropic_error,
+from tests.support.check_answers import (
+    INDICATOR,
+    answer_embeds,
+    delivered,
+    embed_text,
+    notice_messages,
+    plain_answer_messages,
+)
+from tests.support.data_errors import anthropic_error, openai_error
+from tests.support.data_openai import openai_midstream_error, openai_stream
+from tests.support.drive_commands import command
+from tests.support.drive_discord_client import running_bot
+from tests.support.drive_waiting import eventually
+from tests.support.env_bot_config import (
     configure_personal,
     configure_server,
     cooling_for,
-    embed_text,
-    embeds,
-    eventually,
-    notices,
-    openai_error,
     personal_row,
     server_keys,
 )
+from tests.support.fake_discord_server import FakeDiscord
+from tests.support.fake_provider_server import ProviderReplayServer
 
 RATE_LIMIT = {"message": "Rate limit reached for requests", "code": "rate_limit_exceeded",
               "kind": "requests"}
@@ -57,10 +59,10 @@ async def test_rate_limited_first_key_rotates_to_the_second_and_rests(
         await eventually(health)
         # The resting key is skipped by the next turn (the cool-down lives in the database).
         await ask(fake, "again")
-        await run.wait_for(lambda: len(answers(fake)) == 2 and INDICATOR not in answers(fake)[-1].content)
+        await run.wait_for(lambda: len(plain_answer_messages(fake)) == 2 and INDICATOR not in plain_answer_messages(fake)[-1].content)
     assert [r.api_key for r in server.requests] == ["sk-pool-first", "sk-pool-second", "sk-pool-second"]
-    assert [m.content for m in answers(fake)] == [text, text]
-    assert embeds(fake) == [] and notices(fake) == []
+    assert [m.content for m in plain_answer_messages(fake)] == [text, text]
+    assert answer_embeds(fake) == [] and notice_messages(fake) == []
     assert not any(m.deleted for m in fake.bot_messages(fake.channel_id))  # nothing was posted twice
 
 
@@ -81,13 +83,13 @@ async def test_model_error_falls_back_to_the_next_model_with_a_notice(
     assert [r.api_key for r in server.requests] == ["sk-pool-first", "sk-pool-first"]
     keys = await server_keys(bot)
     assert keys["irst"].errors == 0 and cooling_for(keys["irst"]) == 0
-    [notice] = notices(fake)
+    [notice] = notice_messages(fake)
     assert notice.content == t("chat.fallback_used", "en", model="custom/model-b")
-    assert embeds(fake) == []
+    assert answer_embeds(fake) == []
 
 
 def delivered_with_notice(fake: FakeDiscord, text: str) -> bool:
-    return bool(notices(fake)) and [m.content for m in answers(fake)] == [text]
+    return bool(notice_messages(fake)) and [m.content for m in plain_answer_messages(fake)] == [text]
 
 
 async def test_every_key_rate_limited_shows_the_pool_exhausted_embed(
@@ -98,9 +100,9 @@ async def test_every_key_rate_limited_shows_the_pool_exhausted_embed(
     async with running_bot(fake, bot) as run:
         await configure_server(bot, fake, server)
         await ask(fake, "anyone there?")
-        await run.wait_for(lambda: bool(embeds(fake)))
+        await run.wait_for(lambda: bool(answer_embeds(fake)))
         await asyncio.sleep(0.2)
-    [embed] = embeds(fake)
+    [embed] = answer_embeds(fake)
     assert embed["title"] == t("genai.stream.rate_limit_title_all_rotation_keys", "en")
     assert "sk-pool" not in str(fake.bot_messages())
     assert [r.api_key for r in server.requests] == ["sk-pool-first", "sk-pool-second"]
@@ -108,7 +110,7 @@ async def test_every_key_rate_limited_shows_the_pool_exhausted_embed(
     for row in keys.values():
         assert row.errors == 1 and row.last_error_type == "rate_limit"
         assert 50 < cooling_for(row) <= 60  # no Retry-After: the default minute
-    assert answers(fake) == []
+    assert plain_answer_messages(fake) == []
 
 
 async def test_personal_key_failure_falls_back_to_the_server_route(
@@ -129,11 +131,11 @@ async def test_personal_key_failure_falls_back_to_the_server_route(
     assert (first.path, first.api_key, first.json["model"]) == ("/v1/messages", "sk-ant-personal-9f2e",
                                                                  "claude-personal")
     assert (second.path, second.api_key) == ("/v1/chat/completions", "sk-pool-only")
-    [notice] = notices(fake)
+    [notice] = notice_messages(fake)
     assert notice.content == t("chat.server_fallback_used", "en", model="custom/model-a")
     row = await personal_row(bot)
     assert row.errors == 1 and row.last_error_type == "rate_limit" and cooling_for(row) > 0
-    assert embeds(fake) == []
+    assert answer_embeds(fake) == []
 
 
 async def test_member_keys_required_means_no_server_fallback(
@@ -149,17 +151,17 @@ async def test_member_keys_required_means_no_server_fallback(
         async with bot.sessions() as session, session.begin():
             await repo.set_member_keys_required(session, int(fake.guild_id), True)
         await ask(fake, "only my key")
-        await run.wait_for(lambda: bool(embeds(fake)))
+        await run.wait_for(lambda: bool(answer_embeds(fake)))
         await asyncio.sleep(0.2)
     assert [r.api_key for r in server.requests] == ["sk-ant-personal-9f2e"]
-    [embed] = embeds(fake)
+    [embed] = answer_embeds(fake)
     shown = embed_text(embed)
     assert t("genai.tips.verify_api_key_personal", "en") in shown  # advice for the member's own key
     assert t("genai.tips.disable_personal_text_override", "en") in shown
     assert "/keys" not in shown and "9f2e" not in shown and "sk-ant" not in shown
     row = await personal_row(bot)
     assert row.errors == 1 and row.last_error_type == "invalid_key"
-    assert answers(fake) == [] and notices(fake) == []
+    assert plain_answer_messages(fake) == [] and notice_messages(fake) == []
 
 
 async def test_content_blocked_stops_at_once(
@@ -171,10 +173,10 @@ async def test_content_blocked_stops_at_once(
     async with running_bot(fake, bot) as run:
         await configure_server(bot, fake, server, fallbacks=("model-b",))
         await ask(fake, "something blocked")
-        await run.wait_for(lambda: bool(embeds(fake)))
+        await run.wait_for(lambda: bool(answer_embeds(fake)))
         await asyncio.sleep(0.3)
     assert len(server.requests) == 1  # no other key, no other model
-    [embed] = embeds(fake)
+    [embed] = answer_embeds(fake)
     assert embed["title"] == t("genai.stream.content_blocked_title", "en")
     keys = await server_keys(bot)
     assert all(row.errors == 0 and cooling_for(row) == 0 for row in keys.values())
@@ -194,12 +196,12 @@ async def test_partial_answer_of_a_failed_attempt_is_replaced_by_the_retry(
         await run.wait_for(lambda: delivered(fake, text))
     posted = [m for m in fake.bot_messages(fake.channel_id) if any("PARTIAL" in h for h in m.history)]
     assert posted and all(m.deleted for m in posted)  # it was on screen, then deleted
-    assert [m.content for m in answers(fake)] == [text]
-    retry_answer = answers(fake)[0]
+    assert [m.content for m in plain_answer_messages(fake)] == [text]
+    retry_answer = plain_answer_messages(fake)[0]
     assert all(m.created_at < retry_answer.created_at for m in posted)  # gone before the retry posted
     # While the retry thinks, the reader sees "typing…" again.
     assert any(posted[-1].created_at < when < retry_answer.created_at for _, when in fake.typing)
-    assert embeds(fake) == [] and notices(fake) == []
+    assert answer_embeds(fake) == [] and notice_messages(fake) == []
     keys = await server_keys(bot)
     assert keys["irst"].errors == 1 and keys["irst"].last_error_type == "overloaded"
     assert cooling_for(keys["irst"]) == 0  # a transient failure does not rest the key
@@ -214,12 +216,12 @@ async def test_stop_command_ends_a_slow_stream_and_keeps_the_text(
     async with running_bot(fake, bot) as run:
         await configure_server(bot, fake, server)
         question = await ask(fake, "count slowly")
-        await run.wait_for(lambda: len(answers(fake)) == 1 and "word20" in answers(fake)[0].content)
+        await run.wait_for(lambda: len(plain_answer_messages(fake)) == 1 and "word20" in plain_answer_messages(fake)[0].content)
         bystander = await command(run, fake, "stop", permissions="0", user=fake.owner)  # not theirs to stop
         stopped = await command(run, fake, "stop", permissions="0")
-        await run.wait_for(lambda: INDICATOR not in answers(fake)[0].content)
+        await run.wait_for(lambda: INDICATOR not in plain_answer_messages(fake)[0].content)
         again = await command(run, fake, "stop", permissions="0")
-        shown = answers(fake)[0].content
+        shown = plain_answer_messages(fake)[0].content
         await asyncio.sleep(0.3)
     link = f"https://discord.com/channels/{fake.guild_id}/{fake.channel_id}/{question.id}"
     assert (bystander.content, bystander.ephemeral) == (t("commands.stop.nothing", "en"), True)
@@ -228,10 +230,10 @@ async def test_stop_command_ends_a_slow_stream_and_keeps_the_text(
     assert synced["name_localizations"]["ja"] == "停止"
     assert synced["description_localizations"]["ja"] == t("commands.stop.description", "ja")
     assert (again.content, again.ephemeral) == (t("commands.stop.nothing", "en"), True)
-    [answer] = answers(fake)
+    [answer] = plain_answer_messages(fake)
     assert answer.content == shown and "word20" in shown
     assert text.startswith(shown) and len(shown) < len(text)
-    assert len(server.requests) == 1 and embeds(fake) == []
+    assert len(server.requests) == 1 and answer_embeds(fake) == []
     keys = await server_keys(bot)
     assert keys["irst"].successes == 1 and keys["irst"].errors == 0
 
@@ -249,8 +251,8 @@ async def test_a_member_who_manages_messages_stops_every_answer_in_the_channel(
         await configure_server(bot, fake, server)
         await ask(fake, "count slowly")
         await fake.send_user_message(f"<@{fake.bot_user['id']}> me too", mention_bot=True, author=fake.owner)
-        await run.wait_for(lambda: len(answers(fake)) == 2 and all("word20" in a.content for a in answers(fake)))
+        await run.wait_for(lambda: len(plain_answer_messages(fake)) == 2 and all("word20" in a.content for a in plain_answer_messages(fake)))
         stopped = await command(run, fake, "stop", permissions=MANAGE_MESSAGES, user=fake.owner)
-        await run.wait_for(lambda: all(INDICATOR not in a.content for a in answers(fake)))
+        await run.wait_for(lambda: all(INDICATOR not in a.content for a in plain_answer_messages(fake)))
     assert stopped.content == t("commands.stop.stopped_all", "en", count=2)
-    assert all(len(a.content) < len(text) for a in answers(fake))
+    assert all(len(a.content) < len(text) for a in plain_answer_messages(fake))

@@ -10,21 +10,19 @@ from prometheus_client import REGISTRY
 from bot import repo
 from bot.repo import KeyRef
 from providers.i18n import t
-from tests.discord.chat_checks import delivered
-from tests.discord.chat_streams import openai_stream
-from tests.fakes.discord_harness import running_bot
-from tests.fakes.discord_server import FakeDiscord
-from tests.fakes.provider_server import ProviderReplayServer
-from tests.turn.helpers import (
-    answers,
-    configure_server,
-    cooling_for,
-    embeds,
-    eventually,
-    notices,
-    openai_error,
-    server_keys,
+from tests.support.check_answers import (
+    answer_embeds,
+    delivered,
+    notice_messages,
+    plain_answer_messages,
 )
+from tests.support.data_errors import openai_error
+from tests.support.data_openai import openai_stream
+from tests.support.drive_discord_client import running_bot
+from tests.support.drive_waiting import eventually
+from tests.support.env_bot_config import configure_server, cooling_for, server_keys
+from tests.support.fake_discord_server import FakeDiscord
+from tests.support.fake_provider_server import ProviderReplayServer
 from tests.turn.test_turn_discord import RATE_LIMIT, ask, delivered_with_notice
 
 
@@ -52,7 +50,7 @@ async def test_transient_failures_try_every_key_then_the_next_model(
     assert counter("model_fallbacks_used_total", "custom") == fallbacks + 1
     keys = await server_keys(bot)
     assert all(cooling_for(row) == 0 for row in keys.values())  # overload is nobody's key's fault
-    assert embeds(fake) == []
+    assert answer_embeds(fake) == []
 
 
 async def test_resting_pool_is_skipped_and_a_fully_resting_pool_is_explained(
@@ -100,10 +98,10 @@ async def test_single_key_rate_limit_is_a_plain_rate_limit(
     async with running_bot(fake, bot) as run:
         await configure_server(bot, fake, server, keys=("sk-pool-alone",))
         await ask(fake, "one key")
-        await run.wait_for(lambda: bool(embeds(fake)))
-    [embed] = embeds(fake)
+        await run.wait_for(lambda: bool(answer_embeds(fake)))
+    [embed] = answer_embeds(fake)
     assert embed["title"] == t("genai.stream.rate_limit_title", "en")
-    assert len(server.requests) == 1 and answers(fake) == [] and notices(fake) == []
+    assert len(server.requests) == 1 and plain_answer_messages(fake) == [] and notice_messages(fake) == []
 
 
 async def test_environment_default_without_stored_configuration_uses_the_first_key(

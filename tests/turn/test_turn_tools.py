@@ -8,12 +8,13 @@ import json
 from typing import Any
 
 from providers.i18n import t
-from tests.discord.chat_checks import INDICATOR, delivered
-from tests.discord.chat_streams import openai_stream
-from tests.fakes.discord_harness import running_bot
-from tests.fakes.discord_server import FakeDiscord
-from tests.fakes.provider_server import ProviderReplayServer, Reply
-from tests.turn.helpers import answers, configure_personal, configure_server, embeds, openai_error
+from tests.support.check_answers import INDICATOR, answer_embeds, delivered, plain_answer_messages
+from tests.support.data_errors import openai_error
+from tests.support.data_openai import openai_stream
+from tests.support.drive_discord_client import running_bot
+from tests.support.env_bot_config import configure_personal, configure_server
+from tests.support.fake_discord_server import FakeDiscord
+from tests.support.fake_provider_server import ProviderReplayServer, Reply
 from tests.turn.test_turn_discord import ask
 
 
@@ -61,9 +62,9 @@ async def test_current_time_call_is_answered_and_the_model_answers_in_one_reply(
     result = json.loads(tool["content"])["result"]
     assert result["timezone"] == "Asia/Tokyo" and result["utc_offset"] == "+0900"
     assert second["tools"] == first["tools"]
-    [answer] = answers(fake)  # one reply, continued: nothing deleted, nothing doubled
+    [answer] = plain_answer_messages(fake)  # one reply, continued: nothing deleted, nothing doubled
     assert answer.content == "Let me check. " + text
-    assert not any(m.deleted for m in fake.bot_messages(fake.channel_id)) and embeds(fake) == []
+    assert not any(m.deleted for m in fake.bot_messages(fake.channel_id)) and answer_embeds(fake) == []
 
 
 async def test_truncated_call_is_refused_and_unknown_tool_names_the_available_ones(
@@ -87,7 +88,7 @@ async def test_truncated_call_is_refused_and_unknown_tool_names_the_available_on
     error = json.loads(unknown["content"])["error"]
     assert error["type"] == "unknown_tool"
     assert error["available_tools"] == ["current_time", "roll_dice", "recent_channel_messages"]
-    assert [m.content for m in answers(fake)] == ["Sorry, I cannot tell."]
+    assert [m.content for m in plain_answer_messages(fake)] == ["Sorry, I cannot tell."]
 
 
 async def test_iteration_bound_asks_once_without_tools_then_ends_with_a_notice(
@@ -99,7 +100,7 @@ async def test_iteration_bound_asks_once_without_tools_then_ends_with_a_notice(
     async with running_bot(fake, bot) as run:
         await configure_server(bot, fake, server)
         await ask(fake, "roll forever")
-        await run.wait_for(lambda: any(notice in m.content for m in answers(fake)))
+        await run.wait_for(lambda: any(notice in m.content for m in plain_answer_messages(fake)))
         await asyncio.sleep(0.2)
     bodies = [r.json for r in server.requests]
     assert len(bodies) == 6  # the question, then five tool iterations
@@ -109,8 +110,8 @@ async def test_iteration_bound_asks_once_without_tools_then_ends_with_a_notice(
     for message in results:
         rolled = json.loads(message["content"])["result"]
         assert 1 <= rolled["total"] <= 6
-    assert [m.content for m in answers(fake)] == [notice]
-    assert embeds(fake) == []
+    assert [m.content for m in plain_answer_messages(fake)] == [notice]
+    assert answer_embeds(fake) == []
 
 
 async def test_same_member_asking_again_interrupts_the_streaming_answer(
@@ -123,16 +124,16 @@ async def test_same_member_asking_again_interrupts_the_streaming_answer(
     async with running_bot(fake, bot) as run:
         await configure_server(bot, fake, server)
         await ask(fake, "tell me something long")
-        await run.wait_for(lambda: bool(answers(fake)) and len(answers(fake)[0].content) > 20)
+        await run.wait_for(lambda: bool(plain_answer_messages(fake)) and len(plain_answer_messages(fake)[0].content) > 20)
         await ask(fake, "actually, something else")
-        await run.wait_for(lambda: len(answers(fake)) == 2 and answers(fake)[1].content == fresh)
-        await run.wait_for(lambda: INDICATOR not in answers(fake)[0].content)
+        await run.wait_for(lambda: len(plain_answer_messages(fake)) == 2 and plain_answer_messages(fake)[1].content == fresh)
+        await run.wait_for(lambda: INDICATOR not in plain_answer_messages(fake)[0].content)
         await asyncio.sleep(0.2)
-    first, second = answers(fake)
+    first, second = plain_answer_messages(fake)
     assert 0 < len(first.content) < len(slow.strip())  # what was said stays, the rest never came
     assert slow.startswith(first.content)
     assert second.content == fresh
-    assert embeds(fake) == [] and len(server.requests) == 2
+    assert answer_embeds(fake) == [] and len(server.requests) == 2
     assert not any(m.deleted for m in fake.bot_messages(fake.channel_id))
 
 
@@ -164,7 +165,7 @@ async def test_consecutive_tool_errors_end_an_anthropic_turn_with_a_notice(
     async with running_bot(fake, bot) as run:
         await configure_personal(bot, fake, "sk-ant-personal-9f2e")
         await ask(fake, "weather in Oslo?")
-        await run.wait_for(lambda: any(notice in m.content for m in answers(fake)))
+        await run.wait_for(lambda: any(notice in m.content for m in plain_answer_messages(fake)))
         await asyncio.sleep(0.2)
     bodies = [r.json for r in server.requests]
     # Three consecutive failed calls; Anthropic cannot read tool history without the tool
@@ -181,7 +182,7 @@ async def test_consecutive_tool_errors_end_an_anthropic_turn_with_a_notice(
     assert result["tool_use_id"] == "toolu_1"
     content = result["content"] if isinstance(result["content"], str) else result["content"][0]["text"]
     assert json.loads(content)["error"]["type"] == "unknown_tool"
-    assert [m.content for m in answers(fake)] == [notice] and embeds(fake) == []
+    assert [m.content for m in plain_answer_messages(fake)] == [notice] and answer_embeds(fake) == []
 
 
 async def test_another_member_asking_does_not_interrupt(
@@ -194,10 +195,10 @@ async def test_another_member_asking_does_not_interrupt(
     async with running_bot(fake, bot) as run:
         await configure_server(bot, fake, server)
         await ask(fake, "a question")
-        await run.wait_for(lambda: bool(answers(fake)))
+        await run.wait_for(lambda: bool(plain_answer_messages(fake)))
         await fake.send_user_message(f"<@{fake.bot_user['id']}> mine", author=fake.owner, mention_bot=True)
-        await run.wait_for(lambda: sorted(m.content for m in answers(fake)) == sorted([first_text, other_text]))
-    assert embeds(fake) == [] and len(server.requests) == 2
+        await run.wait_for(lambda: sorted(m.content for m in plain_answer_messages(fake)) == sorted([first_text, other_text]))
+    assert answer_embeds(fake) == [] and len(server.requests) == 2
 
 
 async def test_a_failure_after_the_tools_ran_is_shown_in_place_not_retried(
@@ -209,12 +210,12 @@ async def test_a_failure_after_the_tools_ran_is_shown_in_place_not_retried(
     async with running_bot(fake, bot) as run:
         await configure_server(bot, fake, server)
         await ask(fake, "roll 2d6")
-        await run.wait_for(lambda: bool(embeds(fake)))
+        await run.wait_for(lambda: bool(answer_embeds(fake)))
         await asyncio.sleep(0.3)
     assert [r.api_key for r in server.requests] == ["sk-pool-first", "sk-pool-first"]
-    [embed] = embeds(fake)
+    [embed] = answer_embeds(fake)
     assert embed["title"] == t("genai.stream.rate_limit_title", "en")  # the turn's renderer, in place
     assert "sk-pool" not in str(embed)
-    [answer] = answers(fake)
+    [answer] = plain_answer_messages(fake)
     assert answer.content.startswith("Rolling.") and INDICATOR not in answer.content
     assert not any(m.deleted for m in fake.bot_messages(fake.channel_id))

@@ -4,11 +4,11 @@
         await fake.send_user_message("<@bot> hi", mention_bot=True)
         await run.wait_for(lambda: fake.bot_messages())
 
-`running_bot` points discord.py at the fake (the two class attributes of testing-notes
-§3.1, restored afterwards), starts the bot in a task, waits for `on_ready` and watches
+`running_bot` points discord.py at the fake (its REST base `Route.BASE` and the gateway
+URL, restored afterwards), starts the bot in a task, waits for `on_ready` and watches
 the task: a gateway parser KeyError kills a discord.py client silently, so any wait
 fails loudly with the bot's exception instead of timing out. Import the fixtures with
-`from tests.fakes.discord_harness import fake_discord  # noqa: F401` in a conftest.
+`from tests.support.drive_discord_client import fake_discord  # noqa: F401` in a conftest.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import discord.http
 import pytest
 import yarl
 
-from tests.fakes.discord_server import BOT_TOKEN, FakeDiscord
+from tests.support.fake_discord_server import BOT_TOKEN, FakeDiscord
 
 
 @contextlib.contextmanager

@@ -19,7 +19,7 @@ from typing import Any
 
 from aiohttp import web
 
-from tests.fakes.local_app import serve_on_loopback
+from tests.support.env_loopback import serve_on_loopback
 
 
 def split_events(body: bytes) -> list[bytes]:

@@ -1,26 +1,19 @@
-"""Small streams in the OpenAI chat-completions wire format, written for this suite.
+"""Streams in the OpenAI chat-completions wire format, written for the tests.
 
 Shapes follow the documented format: `data: <chunk json>` events ending with
 `data: [DONE]`; OpenRouter adds a chunk-level `provider`, `reasoning` /
 `reasoning_details` deltas and `: OPENROUTER PROCESSING` keep-alive comments.
+The adapter suites build bodies from `chunk`/`sse_body`; the chat end-to-end tests and
+the delivery bench script whole replies with `openai_stream`.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
-from providers import (
-    ChatRequest,
-    Message,
-    ProcessedChunk,
-    ToolSpec,
-    create_adapter,
-    normalized_stream,
-)
-from providers.endpoint_check import EndpointPolicy
-from providers.types import FunctionCall, ProviderError
+from providers import ToolSpec
+from tests.support.fake_provider_server import Reply
 
 
 def chunk(delta: dict[str, Any] | None = None, finish: str | None = None, **top: Any) -> dict[str, Any]:
@@ -162,10 +155,7 @@ VERBATIM = [
     chunk({}, "stop"),
 ]
 
-
-# ---- running an adapter and summarizing what came out ---------------------------------------
-
-HELLO = ChatRequest(messages=[Message("user", "hi")])
+# Tools a request offers (verbatim tool calling, parallel calls).
 TOOLS = (
     ToolSpec("get_time", "Current time", {"type": "object", "properties": {"tz": {"type": "string"}},
                                           "required": ["tz"]}),
@@ -173,62 +163,52 @@ TOOLS = (
 )
 
 
-@dataclass
-class Outcome:
-    chunks: list[ProcessedChunk]
-    text: str = ""
-    raw_thoughts: str = ""
-    redacted: int = 0
-    calls: list[FunctionCall] = field(default_factory=list)
-    done: ProcessedChunk | None = None
-    error: ProviderError | None = None
-    serving: set = field(default_factory=set)
-
-    @classmethod
-    def of(cls, chunks: list[ProcessedChunk]) -> Outcome:
-        out = cls(chunks=chunks)
-        for c in chunks:
-            assert c.type in ("text", "function_call", "error", "done")
-            if c.type == "text":
-                assert isinstance(c.content, str)
-                out.text += c.content
-            elif c.type == "function_call":
-                assert c.function_call is not None
-                out.calls.append(c.function_call)
-            elif c.type == "error":
-                assert c.error is not None
-                out.error = c.error
-            else:
-                out.done = c
-            for t in c.thoughts or ():
-                if t.kind == "raw":
-                    out.raw_thoughts += t.text
-                elif t.kind == "redacted":
-                    out.redacted += 1
-            if c.serving_provider is not None:
-                out.serving.add(c.serving_provider)
-        return out
-
-    @property
-    def last(self) -> ProcessedChunk:
-        return self.chunks[-1]
-
-    def comparable(self) -> tuple:
-        calls = [(c.name, c.args, c.id, c.arguments_truncated, c.provider_fields) for c in self.calls]
-        error = (self.error.type, self.error.retryable, self.error.code) if self.error else None
-        done = None if self.done is None else (self.done.finish_reason, self.done.usage)
-        return (self.text, self.raw_thoughts, self.redacted, calls, done, error, self.serving)
+# ---- whole scripted replies (chat end-to-end tests, bench/delivery.py) -------------------
+def long_answer_with_code(total: int = 6000) -> str:
+    """Prose, a long fenced Python block that a 2,000-character message cannot hold, more prose."""
+    prose = ("Streaming answers must arrive in order and in full. This paragraph is filler "
+             "that reads like an explanation of the code below, sentence after sentence. ")
+    code_lines = [f"    result_{i} = compute(value_{i}, factor={i})  # step {i}" for i in range(60)]
+    code = "```python\ndef pipeline():\n" + "\n".join(code_lines) + "\n    return result_0\n```"
+    head = (prose * 6).strip()
+    text = f"{head}\n\n{code}\n\n"
+    tail_unit = "The end is near, and every word of it must still be delivered. "
+    while len(text) < total:
+        text += tail_unit
+    return text[:total].rstrip() + " Done."
 
 
-async def run(server, provider: str = "openai", request: ChatRequest = HELLO, *,
-              base_url: str | None = None, key: str = "sk-test", **options) -> Outcome:
-    options.setdefault("timeout", 5.0)
-    # The replay server listens on loopback, which a custom endpoint may reach only when allowed.
-    options.setdefault("endpoint_policy", EndpointPolicy(allow_private=True))
-    adapter = create_adapter(provider, api_key=key, model="m-test",
-                             base_url=base_url or f"{server.url}/v1", **options)
-    try:
-        chunks = [c async for c in normalized_stream(adapter, request)]
-    finally:
-        await adapter.aclose()
-    return Outcome.of(chunks)
+def chunks_of(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def openai_events(pieces: list[str], *, reasoning: list[str] = (), finish: str | None = "stop",
+                  model: str = "fake-model") -> list[dict[str, Any]]:
+    """chat.completion.chunk payloads: optional `reasoning_content` first, then content pieces."""
+    def chunk(delta: dict[str, Any], finish_reason: str | None = None) -> dict[str, Any]:
+        return {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1700000000,
+                "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}]}
+
+    events = [chunk({"role": "assistant", "content": ""})]
+    events += [chunk({"reasoning_content": r}) for r in reasoning]
+    events += [chunk({"content": p}) for p in pieces]
+    if finish is not None:
+        events.append(chunk({}, finish))
+        events.append({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": 1700000000,
+                       "model": model, "choices": [],
+                       "usage": {"prompt_tokens": 12, "completion_tokens": 345, "total_tokens": 357}})
+    return events
+
+
+def openai_stream(text: str, *, piece: int = 40, event_delay: float = 0.0,
+                  reasoning: list[str] = (), **options: Any) -> Reply:
+    return Reply.sse(openai_events(chunks_of(text, piece), reasoning=list(reasoning)),
+                     event_delay=event_delay, **options)
+
+
+def openai_midstream_error(text: str, *, piece: int = 40, event_delay: float = 0.0) -> Reply:
+    """Some text, then an OpenAI-style `{"error": ...}` data event (a mid-stream failure)."""
+    events: list[Any] = openai_events(chunks_of(text, piece), finish=None)
+    events.append({"error": {"message": "The server had an error while processing your request.",
+                             "type": "server_error", "code": "server_error"}})
+    return Reply.sse(events, done=False, event_delay=event_delay)

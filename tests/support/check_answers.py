@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from tests.fakes.discord_server import FakeDiscord, StoredMessage
+from tests.support.fake_discord_server import FakeDiscord, StoredMessage
 
 FENCE_LINE = re.compile(r"^\s*```[\w+-]*\s*$", re.MULTILINE)
 INDICATOR = "▌"
+NOTICE_PREFIX = "-# "  # Discord small print: how the bot marks a notice
 
 
 def answer_messages(fake: FakeDiscord) -> list[StoredMessage]:
@@ -52,3 +54,25 @@ def assert_no_pings(fake: FakeDiscord) -> int:
         assert not mentions.get("users") and not mentions.get("roles"), mentions
         assert mentions.get("replied_user", False) is False, mentions
     return len(writes)
+
+
+def plain_answer_messages(fake: FakeDiscord) -> list[StoredMessage]:
+    """Answer text messages (the fallback notice and interaction replies excluded)."""
+    return [m for m in answer_messages(fake)
+            if not m.content.startswith(NOTICE_PREFIX) and m.webhook_token is None]
+
+
+def notice_messages(fake: FakeDiscord) -> list[StoredMessage]:
+    """The bot's small-print (`-# `) notices among the answer messages."""
+    return [m for m in answer_messages(fake) if m.content.startswith(NOTICE_PREFIX)]
+
+
+def answer_embeds(fake: FakeDiscord) -> list[dict[str, Any]]:
+    """Every embed the bot posted in the main channel (error cards, thought logs)."""
+    return [e for m in fake.bot_messages(fake.channel_id) if not m.deleted for e in m.embeds]
+
+
+def embed_text(embed: dict[str, Any]) -> str:
+    """Title, description and fields as one string, for `in` checks."""
+    fields = " ".join(f"{f['name']} {f['value']}" for f in embed.get("fields", []))
+    return f"{embed.get('title', '')} {embed.get('description', '')} {fields}"

@@ -1,4 +1,7 @@
-"""Configuring a server and reading key health for the turn tests."""
+"""A bot's configuration written straight to its database, and key health read back.
+
+The turn tests set up what the slash commands would have stored (a custom endpoint on
+the replay server, a key pool, a personal key) without going through Discord."""
 
 from __future__ import annotations
 
@@ -10,11 +13,8 @@ from sqlalchemy import select
 from bot import repo
 from bot.db.models import PersonalConfig, ServerApiKey
 from bot.repo.common import as_utc
-from tests.discord.chat_checks import answer_messages
-from tests.fakes.discord_server import FakeDiscord, StoredMessage
-from tests.fakes.provider_server import ProviderReplayServer, Reply
-
-NOTICE_PREFIX = "-# "
+from tests.support.fake_discord_server import FakeDiscord
+from tests.support.fake_provider_server import ProviderReplayServer
 
 
 async def configure_server(bot, fake: FakeDiscord, server: ProviderReplayServer, *, model: str = "model-a",
@@ -58,48 +58,3 @@ def cooling_for(row: Any) -> float:
     """Seconds the row's key still rests (0 when it does not)."""
     until = as_utc(row.cooling_down_until)
     return 0.0 if until is None else (until - datetime.now(UTC)).total_seconds()
-
-
-def answers(fake: FakeDiscord) -> list[StoredMessage]:
-    """Answer text messages (the fallback notice and interaction replies excluded)."""
-    return [m for m in answer_messages(fake)
-            if not m.content.startswith(NOTICE_PREFIX) and m.webhook_token is None]
-
-
-def notices(fake: FakeDiscord) -> list[StoredMessage]:
-    return [m for m in answer_messages(fake) if m.content.startswith(NOTICE_PREFIX)]
-
-
-def embeds(fake: FakeDiscord) -> list[dict[str, Any]]:
-    return [e for m in fake.bot_messages(fake.channel_id) if not m.deleted for e in m.embeds]
-
-
-def embed_text(embed: dict[str, Any]) -> str:
-    fields = " ".join(f"{f['name']} {f['value']}" for f in embed.get("fields", []))
-    return f"{embed.get('title', '')} {embed.get('description', '')} {fields}"
-
-
-def openai_error(status: int, message: str, *, code: str | None = None, kind: str | None = None,
-                 **options: Any) -> Reply:
-    error: dict[str, Any] = {"message": message, "type": kind, "code": code}
-    return Reply.error(status, {"error": error}, **options)
-
-
-def anthropic_error(status: int, kind: str, message: str) -> Reply:
-    return Reply.error(status, {"type": "error", "error": {"type": kind, "message": message}})
-
-
-async def eventually(check, timeout: float = 5.0) -> None:
-    """Poll an async check (database state written after Discord saw the answer)."""
-    import asyncio
-
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while True:
-        try:
-            await check()
-            return
-        except AssertionError:
-            if loop.time() > deadline:
-                raise
-            await asyncio.sleep(0.05)

@@ -1,4 +1,8 @@
-"""Shared builders for the stream tests: chunk streams on a virtual clock."""
+"""Driving scripted chunk streams through the real delivery on a virtual clock.
+
+The `scripted_*` builders make the normalized chunks an adapter would yield (named apart
+from the product's own `done_chunk`); `drive` runs them through `run_stream` and a
+`MessageDelivery` into a `MemorySink`."""
 
 from __future__ import annotations
 
@@ -8,24 +12,25 @@ from collections.abc import AsyncIterator, Iterable
 from providers.types import FinishReason, FunctionCall, ProcessedChunk, ProviderError, Usage
 from stream.buffer import MessageDelivery
 from stream.orchestrator import StreamResult, run_stream
-from tests.stream.fakes import MemorySink, VirtualClock
+from tests.support.fake_clock import VirtualClock
+from tests.support.fake_message_sink import MemorySink
 
 FENCE_LINE = re.compile(r"^[ \t]*```", re.MULTILINE)
 
 
-def text_chunk(content: str) -> ProcessedChunk:
+def scripted_text(content: str) -> ProcessedChunk:
     return ProcessedChunk(type="text", content=content)
 
 
-def done_chunk(usage: Usage | None = None, reason: FinishReason = "stop") -> ProcessedChunk:
+def scripted_done(usage: Usage | None = None, reason: FinishReason = "stop") -> ProcessedChunk:
     return ProcessedChunk(type="done", finish_reason=reason, usage=usage)
 
 
-def call_chunk(name: str, **args: object) -> ProcessedChunk:
+def scripted_call(name: str, **args: object) -> ProcessedChunk:
     return ProcessedChunk(type="function_call", function_call=FunctionCall(name=name, args=dict(args)))
 
 
-def error_chunk(kind: str = "provider_overloaded", code: str = "overloaded") -> ProcessedChunk:
+def scripted_error(kind: str = "provider_overloaded", code: str = "overloaded") -> ProcessedChunk:
     return ProcessedChunk(
         type="error",
         error=ProviderError(type=kind, message="upstream failed", retryable=True, code=code),  # type: ignore[arg-type]

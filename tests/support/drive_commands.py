@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tests.fakes.discord_harness import RunningBot
-from tests.fakes.discord_server import FakeDiscord, snowflake
+from tests.support.drive_discord_client import RunningBot
+from tests.support.fake_discord_server import FakeDiscord, snowflake
 
 MANAGE_SERVER = str(1 << 5)
 NO_PERMISSIONS = "0"
@@ -18,7 +18,7 @@ EPHEMERAL = 64
 
 
 @dataclass
-class Reply:
+class CommandReply:
     """What the bot answered one interaction with."""
 
     type: int                 # 4 message, 5 deferred, 8 autocomplete, 9 modal
@@ -45,7 +45,7 @@ def member(fake: FakeDiscord, name: str) -> dict[str, Any]:
             "avatar": None, "bot": False}
 
 
-async def _answer(run: RunningBot, fake: FakeDiscord, token: str) -> Reply:
+async def _answer(run: RunningBot, fake: FakeDiscord, token: str) -> CommandReply:
     def answered() -> bool:
         for response in fake.interaction_responses:
             if response["token"] != token:
@@ -59,15 +59,15 @@ async def _answer(run: RunningBot, fake: FakeDiscord, token: str) -> Reply:
     response = next(r for r in fake.interaction_responses if r["token"] == token)
     data = response.get("data") or {}
     if response["type"] == 4:
-        return Reply(4, data.get("content", ""), bool(data.get("flags", 0) & EPHEMERAL), data)
+        return CommandReply(4, data.get("content", ""), bool(data.get("flags", 0) & EPHEMERAL), data)
     if response["type"] in (8, 9):  # autocomplete choices, modal form
-        return Reply(response["type"], "", True, data)
+        return CommandReply(response["type"], "", True, data)
     followups = [r for r in fake.requests if r.method == "POST" and r.path.startswith("/webhooks/")
                  and token in r.path]
     text = [m.content for m in fake.messages.values() if m.webhook_token == token and m.content][-1]
     ephemeral = bool(data.get("flags", 0) & EPHEMERAL) and all(
         (r.body or {}).get("flags", 0) & EPHEMERAL for r in followups)
-    return Reply(5, text, ephemeral, data)
+    return CommandReply(5, text, ephemeral, data)
 
 
 def _payload(fake: FakeDiscord, itype: int, data: dict[str, Any], *, permissions: str,
@@ -106,7 +106,7 @@ async def autocomplete(run: RunningBot, fake: FakeDiscord, name: str, *options: 
 async def command(run: RunningBot, fake: FakeDiscord, name: str, *options: dict[str, Any],
                   permissions: str = MANAGE_SERVER, user: dict[str, Any] | None = None,
                   locale: str = "en-US", resolved: dict[str, Any] | None = None,
-                  dm: bool = False) -> Reply:
+                  dm: bool = False) -> CommandReply:
     """Invoke `/name ...options` and wait for the bot's answer."""
     if resolved is None and not dm:
         payload = await fake.send_interaction(name=name, options=list(options), permissions=permissions,
@@ -122,7 +122,7 @@ async def command(run: RunningBot, fake: FakeDiscord, name: str, *options: dict[
     return await _answer(run, fake, payload["token"])
 
 
-def modal_fields(form: Reply) -> tuple[str, list[str]]:
+def modal_fields(form: CommandReply) -> tuple[str, list[str]]:
     """The modal's custom_id and its text inputs' custom_ids, however they are nested."""
     inputs: list[str] = []
 
@@ -140,9 +140,9 @@ def modal_fields(form: Reply) -> tuple[str, list[str]]:
     return form.data["custom_id"], inputs
 
 
-async def submit_modal(run: RunningBot, fake: FakeDiscord, form: Reply, value: str, *,
+async def submit_modal(run: RunningBot, fake: FakeDiscord, form: CommandReply, value: str, *,
                        permissions: str = MANAGE_SERVER, user: dict[str, Any] | None = None,
-                       locale: str = "en-US", dm: bool = False) -> Reply:
+                       locale: str = "en-US", dm: bool = False) -> CommandReply:
     """Type `value` into the form's only field and submit it (INTERACTION_CREATE type 5)."""
     custom_id, inputs = modal_fields(form)
     assert len(inputs) == 1, form.data

@@ -1,6 +1,6 @@
 """A fake Discord for the real discord.py client: REST under `/api/v10`, gateway at `/gw`.
 
-It speaks exactly what discord.py 2.7.1 needs (testing-notes §3): JSON bodies with a
+It speaks exactly what discord.py 2.7.1 needs: JSON bodies with a
 `Content-Type` of exactly `application/json`, JSON-returning interaction callbacks,
 plain JSON text frames on the gateway. Message routes have per-channel rate-limit
 buckets that answer 429 the way Discord does (`Via` header, `retry_after`, `global`)
@@ -23,7 +23,7 @@ from typing import Any
 
 from aiohttp import WSMsgType, web
 
-from tests.fakes.local_app import serve_on_loopback
+from tests.support.env_loopback import serve_on_loopback
 
 BOT_TOKEN = "fake-token-123"
 _IDS = itertools.count(1_300_000_000_000_000_000)
@@ -61,6 +61,17 @@ class StoredMessage:
     created_at: float = field(default_factory=time.monotonic)
     deleted: bool = False
     webhook_token: str | None = None
+
+
+@dataclass
+class UserFile:
+    """A file a member attaches; `size` is what Discord states (the data's length unless set)."""
+
+    filename: str
+    data: bytes
+    content_type: str | None = None
+    size: int | None = None
+    served: bool = True  # False: its URL answers 404, as for a file deleted meanwhile
 
 
 @dataclass
@@ -122,10 +133,16 @@ class FakeDiscord:
         self.interaction_responses: list[dict[str, Any]] = []
         self.typing: list[tuple[str, float]] = []
         self.identified = asyncio.Event()
+        # A close code to answer IDENTIFY with instead of READY (4014: a privileged intent
+        # the application was not granted, such as Message Content).
+        self.identify_close_code: int | None = None
         self._buckets: dict[tuple[str, str], Bucket] = {}
         self._global: Bucket | None = None
         self._faults: list[Fault] = []
         self._forbidden: set[str] = set()
+        # Member attachments served at /attachments/<id>/<filename>; `downloads` lists the ids fetched.
+        self.attachment_data: dict[str, bytes] = {}
+        self.downloads: list[str] = []
         self._sockets: list[web.WebSocketResponse] = []
         self._seq = 0
         self._changed = asyncio.Condition()
@@ -149,6 +166,7 @@ class FakeDiscord:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_get("/gw", self._gateway)
         app.router.add_route("*", "/api/v10/{tail:.*}", self._rest)
+        app.router.add_get("/attachments/{id}/{filename}", self._attachment)
         self._runner, self.port = await serve_on_loopback(app)
         return self
 
@@ -229,6 +247,8 @@ class FakeDiscord:
                 op = payload.get("op")
                 if op == 1:
                     await ws.send_str(json.dumps({"op": 11, "d": None, "s": None, "t": None}))
+                elif op == 2 and self.identify_close_code is not None:
+                    await ws.close(code=self.identify_close_code, message=b"Disallowed intent(s).")
                 elif op == 2:
                     ready = self._ready()
                     ready["shard"] = payload["d"].get("shard") or [0, 1]
@@ -284,12 +304,13 @@ class FakeDiscord:
 
     async def send_user_message(self, content: str, *, author: dict[str, Any] | None = None,
                                 channel_id: str | None = None, dm: bool = False,
-                                mention_bot: bool = False, reply_to: str | None = None) -> StoredMessage:
-        """A member posts a message (MESSAGE_CREATE); returns it as stored."""
+                                mention_bot: bool = False, reply_to: str | None = None,
+                                files: tuple[UserFile, ...] | list[UserFile] = ()) -> StoredMessage:
+        """A member posts a message (MESSAGE_CREATE), with `files` attached; returns it as stored."""
         author = author or self.member_user
         cid = channel_id or (self.dm_channel_id if dm else self.channel_id)
         stored = StoredMessage(id=snowflake(), channel_id=cid, author=author, content=content,
-                               history=[content])
+                               history=[content], attachments=[self._user_attachment(f) for f in files])
         if reply_to is not None:
             stored.message_reference = {"message_id": reply_to, "channel_id": cid}
         self.messages[stored.id] = stored
@@ -302,6 +323,27 @@ class FakeDiscord:
             data["member"] = self._member(author)
         await self.dispatch("MESSAGE_CREATE", data)
         return stored
+
+    def _user_attachment(self, file: UserFile) -> dict[str, Any]:
+        """The attachment object Discord sends, its URL served by this fake."""
+        aid = snowflake()
+        if file.served:
+            self.attachment_data[aid] = file.data
+        url = f"{self.base_url}/attachments/{aid}/{file.filename}"
+        attachment = {"id": aid, "filename": file.filename, "url": url, "proxy_url": url,
+                      "size": len(file.data) if file.size is None else file.size}
+        if file.content_type is not None:
+            attachment["content_type"] = file.content_type
+        return attachment
+
+    async def _attachment(self, request: web.Request) -> web.Response:
+        """An attachment's bytes, as Discord's CDN serves them (404 once unknown)."""
+        aid = request.match_info["id"]
+        self.downloads.append(aid)
+        data = self.attachment_data.get(aid)
+        if data is None:
+            return web.Response(status=404, text="Not Found")
+        return web.Response(body=data, content_type="application/octet-stream")
 
     async def send_interaction(self, *, name: str | None = None, options: list[dict[str, Any]] | None = None,
                                modal_custom_id: str | None = None, modal_values: dict[str, str] | None = None,

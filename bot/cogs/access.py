@@ -1,0 +1,170 @@
+"""`/channels ...` (where the bot answers) and `/access ...` (for whom), Manage Server only.
+
+The decision itself is `bot.admission`; these commands only store what managers chose.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.cogs.base import MANAGE_SERVER, ConfigCog, ManagerGroup, reply, send, text
+from bot.repo.controls import (
+    GuildControls,
+    add_access_rule,
+    count_channel_personas,
+    get_persona,
+    read_controls,
+    remove_access_rule,
+    set_channel_mode,
+    set_channel_rule,
+)
+from bot.translator import lstr
+
+if TYPE_CHECKING:
+    from bot.app import LLMBot
+
+MODE_CHOICES = [
+    app_commands.Choice(name=lstr("commands.choice.mode_everywhere"), value="everywhere"),
+    app_commands.Choice(name=lstr("commands.choice.mode_allowlist"), value="allowlist"),
+]
+MODE_KEYS = {"everywhere": "commands.channels.mode_everywhere", "allowlist": "commands.channels.mode_allowlist"}
+AnyChannel = app_commands.AppCommandChannel | app_commands.AppCommandThread
+Target = discord.Member | discord.User | discord.Role
+
+
+def mentions(ids: frozenset[int], form: str) -> str:
+    return ", ".join(form.format(i) for i in sorted(ids)) or "-"
+
+
+def channel_lines(interaction: discord.Interaction, controls: GuildControls) -> list[str]:
+    return [text(interaction, MODE_KEYS[controls.mode]),
+            text(interaction, "commands.channels.allowed", channels=mentions(controls.allowed, "<#{}>")),
+            text(interaction, "commands.channels.denied", channels=mentions(controls.denied, "<#{}>"))]
+
+
+def access_lines(interaction: discord.Interaction, controls: GuildControls) -> list[str]:
+    return [text(interaction, "commands.access.blocked_members", members=mentions(controls.blocked_members, "<@{}>")),
+            text(interaction, "commands.access.blocked_roles", roles=mentions(controls.blocked_roles, "<@&{}>")),
+            text(interaction, "commands.access.required_roles", roles=mentions(controls.required_roles, "<@&{}>"))]
+
+
+async def status_lines(interaction: discord.Interaction, session: AsyncSession) -> list[str]:
+    """The persona, channel and access settings of this server, for a manager's /status."""
+    guild_id = interaction.guild_id
+    controls = await read_controls(session, guild_id)
+    server_persona = await get_persona(session, guild_id, None)
+    persona = text(interaction, "commands.status.persona_set" if server_persona else "commands.status.persona_unset",
+                   channels=await count_channel_personas(session, guild_id))
+    counts = text(interaction, "commands.status.channel_rules", allowed=len(controls.allowed),
+                  denied=len(controls.denied))
+    return [persona, text(interaction, MODE_KEYS[controls.mode]), counts, *access_lines(interaction, controls)]
+
+
+def target_of(target: Target) -> tuple[str, tuple[str, ...]]:
+    """How the target is shown, and the rule kind that blocks it."""
+    if isinstance(target, discord.Role):
+        return f"<@&{target.id}>", ("block_role",)
+    return f"<@{target.id}>", ("block_member",)
+
+
+class AccessCog(ConfigCog):
+    channels = ManagerGroup(
+        name=lstr("commands.channels.name"), description=lstr("commands.channels.description"),
+        guild_only=True, default_permissions=MANAGE_SERVER,
+    )
+    access = ManagerGroup(
+        name=lstr("commands.access.name"), description=lstr("commands.access.description"),
+        guild_only=True, default_permissions=MANAGE_SERVER,
+    )
+
+    async def _controls(self, guild_id: int) -> GuildControls:
+        async with self.bot.sessions() as session:
+            return await read_controls(session, guild_id)
+
+    # ---- where ---------------------------------------------------------------------------
+
+    @channels.command(name=lstr("commands.channels.mode.name"),
+                      description=lstr("commands.channels.mode.description"))
+    @app_commands.rename(mode=lstr("commands.param.mode.name"))
+    @app_commands.describe(mode=lstr("commands.param.mode.description"))
+    @app_commands.choices(mode=MODE_CHOICES)
+    async def mode(self, interaction: discord.Interaction, mode: str) -> None:
+        async with self.bot.sessions() as session, session.begin():
+            await set_channel_mode(session, interaction.guild_id, mode)
+        await reply(interaction, MODE_KEYS[mode])
+
+    @channels.command(name=lstr("commands.channels.allow.name"),
+                      description=lstr("commands.channels.allow.description"))
+    @app_commands.rename(channel=lstr("commands.param.rule_channel.name"))
+    @app_commands.describe(channel=lstr("commands.param.rule_channel.description"))
+    async def allow(self, interaction: discord.Interaction, channel: AnyChannel) -> None:
+        async with self.bot.sessions() as session, session.begin():
+            await set_channel_rule(session, interaction.guild_id, channel.id, "allow")
+        await reply(interaction, "commands.channels.allowed_one", channel=f"<#{channel.id}>")
+
+    @channels.command(name=lstr("commands.channels.deny.name"),
+                      description=lstr("commands.channels.deny.description"))
+    @app_commands.rename(channel=lstr("commands.param.rule_channel.name"))
+    @app_commands.describe(channel=lstr("commands.param.rule_channel.description"))
+    async def deny(self, interaction: discord.Interaction, channel: AnyChannel) -> None:
+        async with self.bot.sessions() as session, session.begin():
+            await set_channel_rule(session, interaction.guild_id, channel.id, "deny")
+        await reply(interaction, "commands.channels.denied_one", channel=f"<#{channel.id}>")
+
+    @channels.command(name=lstr("commands.channels.list.name"),
+                      description=lstr("commands.channels.list.description"))
+    async def list_channels(self, interaction: discord.Interaction) -> None:
+        await send(interaction, "\n".join(channel_lines(interaction, await self._controls(interaction.guild_id))))
+
+    # ---- for whom ------------------------------------------------------------------------
+
+    @access.command(name=lstr("commands.access.block.name"), description=lstr("commands.access.block.description"))
+    @app_commands.rename(target=lstr("commands.param.target.name"))
+    @app_commands.describe(target=lstr("commands.param.target.description"))
+    async def block(self, interaction: discord.Interaction, target: Target) -> None:
+        shown, kinds = target_of(target)
+        async with self.bot.sessions() as session, session.begin():
+            await add_access_rule(session, interaction.guild_id, target.id, kinds[0])
+        await reply(interaction, "commands.access.blocked", target=shown)
+
+    @access.command(name=lstr("commands.access.unblock.name"),
+                    description=lstr("commands.access.unblock.description"))
+    @app_commands.rename(target=lstr("commands.param.target.name"))
+    @app_commands.describe(target=lstr("commands.param.target.description"))
+    async def unblock(self, interaction: discord.Interaction, target: Target) -> None:
+        shown, kinds = target_of(target)
+        async with self.bot.sessions() as session, session.begin():
+            removed = await remove_access_rule(session, interaction.guild_id, target.id, kinds)
+        await reply(interaction, "commands.access.unblocked" if removed else "commands.access.not_blocked",
+                    target=shown)
+
+    @access.command(name=lstr("commands.access.require_role.name"),
+                    description=lstr("commands.access.require_role.description"))
+    @app_commands.rename(role=lstr("commands.param.role.name"))
+    @app_commands.describe(role=lstr("commands.param.role.description"))
+    async def require_role(self, interaction: discord.Interaction, role: discord.Role) -> None:
+        async with self.bot.sessions() as session, session.begin():
+            await add_access_rule(session, interaction.guild_id, role.id, "require_role")
+        await reply(interaction, "commands.access.role_required", role=f"<@&{role.id}>")
+
+    @access.command(name=lstr("commands.access.unrequire_role.name"),
+                    description=lstr("commands.access.unrequire_role.description"))
+    @app_commands.rename(role=lstr("commands.param.role.name"))
+    @app_commands.describe(role=lstr("commands.param.role.description"))
+    async def unrequire_role(self, interaction: discord.Interaction, role: discord.Role) -> None:
+        async with self.bot.sessions() as session, session.begin():
+            removed = await remove_access_rule(session, interaction.guild_id, role.id, ("require_role",))
+        await reply(interaction, "commands.access.role_unrequired" if removed else "commands.access.role_not_required",
+                    role=f"<@&{role.id}>")
+
+    @access.command(name=lstr("commands.access.list.name"), description=lstr("commands.access.list.description"))
+    async def list_access(self, interaction: discord.Interaction) -> None:
+        await send(interaction, "\n".join(access_lines(interaction, await self._controls(interaction.guild_id))))
+
+
+async def setup(bot: LLMBot) -> None:
+    await bot.add_cog(AccessCog(bot))

@@ -1,0 +1,76 @@
+"""`/limits set|show` and `/usage` (Manage Server): what members may spend of the server's
+keys and the operator's default, and what they spent."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from functools import partial
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+
+from bot.cogs.base import MANAGE_SERVER, ConfigCog, ManagerGroup, require_manager, send, text
+from bot.repo.usage import get_limits, prices_of, set_limits, usage_by
+from bot.translator import lstr
+from bot.usage.report import REPORT_DAYS, limit_lines, usage_lines
+
+if TYPE_CHECKING:
+    from bot.app import LLMBot
+
+TOP_MEMBERS = 10
+LimitValue = app_commands.Range[int, 0, None]
+
+
+def today() -> date:
+    return datetime.now(UTC).date()
+
+
+class LimitsCog(ConfigCog):
+    limits = ManagerGroup(
+        name=lstr("commands.limits.name"), description=lstr("commands.limits.description"),
+        guild_only=True, default_permissions=MANAGE_SERVER,
+    )
+
+    @limits.command(name=lstr("commands.limits.set.name"), description=lstr("commands.limits.set.description"))
+    @app_commands.rename(messages_per_hour=lstr("commands.param.messages_per_hour.name"),
+                         tokens_per_day=lstr("commands.param.tokens_per_day.name"),
+                         server_tokens_per_day=lstr("commands.param.server_tokens_per_day.name"))
+    @app_commands.describe(messages_per_hour=lstr("commands.param.messages_per_hour.description"),
+                           tokens_per_day=lstr("commands.param.tokens_per_day.description"),
+                           server_tokens_per_day=lstr("commands.param.server_tokens_per_day.description"))
+    async def set_limits(self, interaction: discord.Interaction, messages_per_hour: LimitValue | None = None,
+                         tokens_per_day: LimitValue | None = None,
+                         server_tokens_per_day: LimitValue | None = None) -> None:
+        async with self.bot.sessions() as session, session.begin():
+            stored = await set_limits(session, interaction.guild_id, messages_per_hour, tokens_per_day,
+                                      server_tokens_per_day)
+        say = partial(text, interaction)
+        await send(interaction, "\n".join([say("commands.reply.limits_saved"), *limit_lines(say, stored)]))
+
+    @limits.command(name=lstr("commands.limits.show.name"), description=lstr("commands.limits.show.description"))
+    async def show_limits(self, interaction: discord.Interaction) -> None:
+        async with self.bot.sessions() as session:
+            stored = await get_limits(session, interaction.guild_id)
+        await send(interaction, "\n".join(limit_lines(partial(text, interaction), stored)))
+
+    @app_commands.command(name=lstr("commands.usage.name"), description=lstr("commands.usage.description"))
+    @app_commands.guild_only()
+    @app_commands.default_permissions(manage_guild=True)
+    async def usage(self, interaction: discord.Interaction) -> None:
+        """Not in a ManagerGroup (it is one command), so it checks the permission itself."""
+        require_manager(interaction)
+        guild, day = interaction.guild_id, today()
+        async with self.bot.sessions() as session:
+            today_rows = await usage_by(session, day, guild_id=guild)
+            month = await usage_by(session, day - timedelta(days=REPORT_DAYS - 1), guild_id=guild)
+            members = await usage_by(session, day - timedelta(days=REPORT_DAYS - 1), guild_id=guild, by="user",
+                                     limit=TOP_MEMBERS)
+            prices = await prices_of(session, guild)
+        lines = usage_lines(partial(text, interaction), "commands.reply.usage_header", today_rows, month,
+                            members, prices)
+        await send(interaction, "\n".join(lines))
+
+
+async def setup(bot: LLMBot) -> None:
+    await bot.add_cog(LimitsCog(bot))

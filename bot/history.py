@@ -1,0 +1,255 @@
+"""The conversation a question continues, as model turns: what the model is shown before it.
+
+- A reply continues its reply chain. A reply to any message of the bot's split answer
+  continues the whole answer: its parts are recorded in the database
+  (`bot.repo.conversation`), so the answer is rebuilt from all its parts' current
+  contents as one assistant turn and followed back through the question it answered.
+- A DM without a reply continues the recent DM messages (the last half hour).
+- The server's history depth (`/settings history`) bounds the number of earlier
+  messages (a whole answer counts as one); what was left out is counted, so the answer
+  can say so.
+- In servers, user turns carry the member's display name (the providers render it);
+  the bot's own turns stay plain.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+import discord
+
+from bot.repo.conversation import (
+    DEFAULT_HISTORY_MESSAGES,
+    MAX_HISTORY_MESSAGES,
+    RecordedAnswer,
+    answer_of,
+    history_messages,
+    record_answer,
+)
+from providers import Message
+from providers.i18n import t
+from stream.orchestrator import StreamResult
+from stream.sink import MessageSink, SentMessage, SinkError
+
+if TYPE_CHECKING:
+    from bot.app import LLMBot
+
+log = logging.getLogger(__name__)
+
+DM_WINDOW = timedelta(minutes=30)
+DM_FETCH = 100  # one page of DM history: enough for the deepest bound and its parts
+NOTICE_PREFIX = "-# "  # the bot's small notice lines (fallback, history cut) are not answers
+
+
+@dataclass
+class History:
+    """Earlier turns, oldest first; `left_out` earlier messages did not fit the bound
+    (`left_out_more`: the count stopped at its own bound, there are even more);
+    `sources`: the Discord messages of the reply chain the turns came from (their files
+    travel with the question)."""
+
+    messages: list[Message] = field(default_factory=list)
+    sources: list[discord.Message] = field(default_factory=list)
+    left_out: int = 0
+    left_out_more: bool = False
+
+
+def strip_bot_mention(content: str, bot_id: int) -> str:
+    """The text without `<@bot>` / `<@!bot>` mentions, whitespace collapsed at the ends."""
+    return re.sub(rf"<@!?{bot_id}>", " ", content).strip()
+
+
+def speaker(message: discord.Message) -> str | None:
+    """The name a user turn carries: the member's display name in servers, none in DMs."""
+    return message.author.display_name if message.guild is not None else None
+
+
+def user_turn(message: discord.Message, bot_id: int) -> Message:
+    return Message("user", strip_bot_mention(message.content, bot_id), name=speaker(message))
+
+
+async def referenced(message: discord.Message) -> discord.Message | None:
+    """The message `message` replies to, or None (no reply, deleted, not readable)."""
+    reference = message.reference
+    if reference is None or reference.message_id is None:
+        return None
+    if isinstance(reference.resolved, discord.Message):
+        return reference.resolved
+    return await fetch(message.channel, reference.message_id)
+
+
+async def fetch(channel: discord.abc.Messageable, message_id: int) -> discord.Message | None:
+    try:
+        return await channel.fetch_message(message_id)
+    except discord.HTTPException:
+        return None
+
+
+async def recorded_answer(bot: LLMBot, message_id: int) -> RecordedAnswer | None:
+    """The recorded answer holding `message_id`; None without a database or when it fails."""
+    if bot.sessions is None:
+        return None
+    try:
+        async with bot.sessions() as session:
+            return await answer_of(session, message_id)
+    except Exception:  # noqa: BLE001 - history is best effort: the question still gets answered
+        log.exception("reading the recorded answer of message %s failed", message_id)
+        return None
+
+
+async def history_depth(bot: LLMBot, guild_id: int | None) -> int:
+    if bot.sessions is None:
+        return DEFAULT_HISTORY_MESSAGES
+    try:
+        async with bot.sessions() as session:
+            return await history_messages(session, guild_id)
+    except Exception:  # noqa: BLE001 - the default bound serves when the database does not
+        log.exception("reading the history depth of guild %s failed", guild_id)
+        return DEFAULT_HISTORY_MESSAGES
+
+
+async def whole_answer(part: discord.Message, answer: RecordedAnswer) -> str:
+    """Every part's current text, in order (a deleted part is left out)."""
+    texts = []
+    for message_id in answer.message_ids:
+        message = part if message_id == part.id else await fetch(part.channel, message_id)
+        if message is not None and message.content:
+            texts.append(message.content)
+    return "\n".join(texts)
+
+
+@dataclass
+class _Walk:
+    """One reply-chain walk: turns newest first, then only counting past the bound."""
+
+    bot: LLMBot
+    bot_id: int
+    limit: int
+    turns: list[Message] = field(default_factory=list)
+    sources: list[discord.Message] = field(default_factory=list)
+    left_out: int = 0
+    seen: set[int] = field(default_factory=set)
+
+    async def step(self, message: discord.Message) -> discord.Message | None:
+        """Take in `message` (a whole answer for a recorded part); return the one before it."""
+        self.seen.add(message.id)
+        counting = len(self.turns) >= self.limit
+        if message.author.id != self.bot_id:
+            turn = None if counting else user_turn(message, self.bot_id)
+            return self._took(turn, message, await referenced(message))
+        answer = await recorded_answer(self.bot, message.id)
+        if answer is None:  # an answer from before parts were recorded, or a notice
+            turn = None if counting else Message("assistant", message.content)
+            return self._took(turn, message, await referenced(message))
+        self.seen.update(answer.message_ids)
+        turn = None if counting else Message("assistant", await whole_answer(message, answer))
+        return self._took(turn, message, await fetch(message.channel, answer.question_id))
+
+    def _took(self, turn: Message | None, message: discord.Message,
+                    previous: discord.Message | None) -> discord.Message | None:
+        if turn is not None:
+            self.sources.append(message)
+            if turn.content:
+                self.turns.append(turn)
+        elif message.content:
+            self.left_out += 1
+        return previous if previous is not None and previous.id not in self.seen else None
+
+
+async def reply_history(bot: LLMBot, message: discord.Message, limit: int) -> History:
+    """The reply chain before `message`, at most `limit` messages (a whole answer is one)."""
+    bot_id = bot.user.id if bot.user is not None else 0
+    walk = _Walk(bot, bot_id, limit)
+    current = await referenced(message)
+    steps = 0
+    while current is not None and steps < limit + MAX_HISTORY_MESSAGES:
+        steps += 1
+        current = await walk.step(current)
+    turns = list(reversed(walk.turns))
+    left_out = walk.left_out
+    while turns and turns[0].role == "assistant":  # providers want the history to open with a user
+        turns.pop(0)
+        left_out += 1 if left_out else 0  # cut by the bound: one more left out
+    return History(turns, list(reversed(walk.sources)), left_out, left_out_more=current is not None)
+
+
+def dm_turns(messages: list[discord.Message], bot_id: int) -> list[Message]:
+    """DM messages (oldest first) as turns: consecutive bot messages (a split answer) are
+    one assistant turn; notices and embed-only messages are not conversation."""
+    turns: list[Message] = []
+    for message in messages:
+        if message.author.id == bot_id:
+            if not message.content or message.content.startswith(NOTICE_PREFIX):
+                continue
+            if turns and turns[-1].role == "assistant":
+                turns[-1] = Message("assistant", f"{turns[-1].content}\n{message.content}")
+                continue
+            turns.append(Message("assistant", message.content))
+        elif message.content:
+            turns.append(Message("user", strip_bot_mention(message.content, bot_id)))
+    return turns
+
+
+async def dm_history(bot: LLMBot, message: discord.Message, limit: int) -> History:
+    """The DM messages of the last half hour before `message`, at most `limit` turns."""
+    bot_id = bot.user.id if bot.user is not None else 0
+    since = message.created_at - DM_WINDOW
+    recent: list[discord.Message] = []
+    try:
+        async for earlier in message.channel.history(limit=DM_FETCH, before=message):
+            if earlier.created_at < since:
+                break
+            if earlier.id < message.id:
+                recent.append(earlier)
+    except discord.HTTPException:
+        log.warning("the DM history of channel %s could not be read", message.channel.id)
+    turns = dm_turns(list(reversed(recent)), bot_id)
+    kept = turns[len(turns) - limit:] if limit else []
+    while kept and kept[0].role == "assistant":
+        kept.pop(0)
+    return History(kept, [], len(turns) - len(kept), left_out_more=len(recent) >= DM_FETCH)
+
+
+async def conversation_history(bot: LLMBot, message: discord.Message) -> History:
+    """What `message` continues: its reply chain, or in a DM without a reply the recent DM."""
+    limit = await history_depth(bot, message.guild.id if message.guild is not None else None)
+    if message.guild is None and message.reference is None:
+        return await dm_history(bot, message, limit)
+    return await reply_history(bot, message, limit)
+
+
+async def remember_answer(bot: LLMBot, question: discord.Message, messages: Sequence[SentMessage]) -> None:
+    """Record the messages of the answer to `question`, so a reply to any of them continues it."""
+    if bot.sessions is None or not messages:
+        return
+    try:
+        async with bot.sessions() as session, session.begin():
+            await record_answer(session, question.channel.id, question.id, [m.id for m in messages])
+    except Exception:  # noqa: BLE001 - the answer is shown; only its later continuation loses context
+        log.exception("recording the answer to message %s failed", question.id)
+
+
+def left_out_note(history: History, locale: str | None) -> str | None:
+    """The small line saying how many earlier messages the model did not see, if any."""
+    if not history.left_out:
+        return None
+    count = f"{history.left_out}+" if history.left_out_more else str(history.left_out)
+    return NOTICE_PREFIX + t("chat.history_cut", locale, count=count)
+
+
+async def after_answer(bot: LLMBot, question: discord.Message, history: History, sink: MessageSink,
+                       result: StreamResult | None, locale: str | None) -> None:
+    """Once the answer is shown: record its messages, then say what the history left out
+    (a notice under the answer, so "typing…" and the first words are not delayed)."""
+    messages = result.messages if result is not None else []
+    await remember_answer(bot, question, messages)
+    note = left_out_note(history, locale)
+    if note is not None and messages:
+        with contextlib.suppress(SinkError):
+            await sink.send(note, reply=False)

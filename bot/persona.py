@@ -1,0 +1,87 @@
+"""The system prompt of an answer: the persona the server's managers wrote (a channel's
+replaces the server's), with a few names filled in, or a short built-in default.
+
+Filling is a plain lookup of `{name}` for the known names only: a persona is user text,
+so an unknown `{word}`, a lone brace or `{0}` stays exactly as typed (str.format would
+raise on them, or reach into attributes).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+import discord
+from sqlalchemy.exc import SQLAlchemyError
+
+from bot.repo.controls import effective_persona
+
+if TYPE_CHECKING:
+    from bot.app import LLMBot
+
+log = logging.getLogger(__name__)
+
+PLACEHOLDER = re.compile(r"\{([a-z]+)\}")
+DEFAULT_PERSONA = ("You are {bot}, a helpful assistant chatting on Discord in the server {server}. "
+                   "Today is {date}.")
+DEFAULT_DM_PERSONA = "You are {bot}, a helpful assistant chatting on Discord in a direct message. Today is {date}."
+
+
+@dataclass(frozen=True)
+class PromptFacts:
+    """Who and where: the names a persona may mention."""
+
+    bot: str
+    server: str | None
+    channel: str
+    user: str
+    now: datetime
+
+    def values(self) -> dict[str, str]:
+        moment = self.now.astimezone(UTC)
+        return {"bot": self.bot, "server": self.server or "", "channel": self.channel, "user": self.user,
+                "date": moment.strftime("%Y-%m-%d"), "time": moment.strftime("%H:%M UTC")}
+
+
+def fill(template: str, values: Mapping[str, str]) -> str:
+    """`template` with each `{name}` of `values` replaced; anything else left as typed."""
+    return PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template)
+
+
+def system_prompt_for(persona: str | None, facts: PromptFacts) -> str:
+    """The persona filled in, or the built-in default when the server wrote none."""
+    if persona is None:
+        persona = DEFAULT_PERSONA if facts.server is not None else DEFAULT_DM_PERSONA
+    return fill(persona, facts.values())
+
+
+def persona_channel_id(channel: object) -> int:
+    """The channel whose persona applies: a thread uses its parent's."""
+    if isinstance(channel, discord.Thread) and channel.parent_id is not None:
+        return channel.parent_id
+    return getattr(channel, "id", 0)
+
+
+def facts_of(bot: LLMBot, message: discord.Message) -> PromptFacts:
+    me = bot.user
+    bot_name = me.display_name if me is not None else "the bot"
+    channel = message.channel
+    channel_name = getattr(channel, "name", None) or "direct message"
+    server = message.guild.name if message.guild is not None else None
+    return PromptFacts(bot_name, server, channel_name, message.author.display_name, datetime.now(UTC))
+
+
+async def system_prompt(bot: LLMBot, message: discord.Message) -> str:
+    """The system prompt for answering `message` (one short read of the persona)."""
+    persona = None
+    if message.guild is not None and bot.sessions is not None:
+        try:
+            async with bot.sessions() as session:
+                persona = await effective_persona(session, message.guild.id, persona_channel_id(message.channel))
+        except (SQLAlchemyError, OSError) as exc:  # the turn tells the member the database is down
+            log.warning("persona of server %s unreadable (%s)", message.guild.id, type(exc).__name__)
+    return system_prompt_for(persona, facts_of(bot, message))

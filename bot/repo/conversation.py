@@ -1,0 +1,76 @@
+"""Conversation memory in the database: the Discord messages of each answer, and how far
+back a server's reply chains go.
+
+An answer longer than one Discord message is split; only its first message replies to
+the question. Recording every part (answer's first message, question, position) lets a
+reply to any part continue the whole answer, and survives a restart. Writes are
+INSERT ... ON CONFLICT DO NOTHING / upserts, so two shard processes never collide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.models import AnswerPart, ConversationSettings
+from bot.repo.common import RepositoryError, ensure_server, insert_for
+
+DEFAULT_HISTORY_MESSAGES = 10
+MAX_HISTORY_MESSAGES = 50
+
+
+@dataclass(frozen=True)
+class RecordedAnswer:
+    """One answer as recorded: its messages in order and the question it answered."""
+
+    question_id: int
+    channel_id: int
+    message_ids: tuple[int, ...]
+
+
+async def record_answer(session: AsyncSession, channel_id: int, question_id: int,
+                        message_ids: Sequence[int]) -> None:
+    """Remember which messages make one answer (first message first)."""
+    if not message_ids:
+        return
+    first = message_ids[0]
+    rows = [{"message_id": mid, "first_message_id": first, "question_id": question_id,
+             "channel_id": channel_id, "position": position} for position, mid in enumerate(message_ids)]
+    stmt = insert_for(session, AnswerPart).values(rows)
+    await session.execute(stmt.on_conflict_do_nothing(index_elements=["message_id"]))
+
+
+async def answer_of(session: AsyncSession, message_id: int) -> RecordedAnswer | None:
+    """The whole answer `message_id` is a part of, or None when it is not a recorded answer."""
+    part = await session.get(AnswerPart, message_id)
+    if part is None:
+        return None
+    rows = await session.scalars(select(AnswerPart).where(AnswerPart.first_message_id == part.first_message_id)
+                                 .order_by(AnswerPart.position))
+    return RecordedAnswer(part.question_id, part.channel_id, tuple(row.message_id for row in rows))
+
+
+def check_history_messages(value: int) -> int:
+    if not 0 <= value <= MAX_HISTORY_MESSAGES:
+        raise RepositoryError("history_out_of_range", limit=MAX_HISTORY_MESSAGES)
+    return value
+
+
+async def set_history_messages(session: AsyncSession, guild_id: int, value: int) -> None:
+    """How many earlier messages of a reply chain the server sends as history."""
+    value = check_history_messages(value)
+    await ensure_server(session, guild_id)
+    stmt = insert_for(session, ConversationSettings).values(guild_id=guild_id, history_messages=value)
+    await session.execute(stmt.on_conflict_do_update(index_elements=["guild_id"],
+                                                     set_={"history_messages": value}))
+
+
+async def history_messages(session: AsyncSession, guild_id: int | None) -> int:
+    """The server's history depth (the default in DMs and where nothing was set)."""
+    if guild_id is None:
+        return DEFAULT_HISTORY_MESSAGES
+    row = await session.get(ConversationSettings, guild_id)
+    return row.history_messages if row is not None else DEFAULT_HISTORY_MESSAGES

@@ -1,0 +1,189 @@
+"""Usage counters, message-hour buckets, model prices and server limits.
+
+Every counter is added to with one upsert (INSERT ... ON CONFLICT DO UPDATE SET x = x +
+excluded.x) on SQLite and PostgreSQL alike, so bot processes sharing the database never
+lose each other's counts and enforce one limit together.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from typing import Any
+
+from sqlalchemy import Integer, and_, cast, func, select, text
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.db.models import MessageHour, ModelPrice, UsageDay, UsageLimits
+from bot.repo.common import RepositoryError, ensure_server, insert_for
+from bot.repo.servers import check_model
+from bot.usage.tokens import TokenCounts
+
+# Who pays: the member's own key, the server's keys, or the operator's environment default.
+LIMITED_SOURCES = ("server", "environment")
+MAX_LIMIT = 10**12
+MAX_PRICE = 1_000_000.0
+COUNTERS = ("input_tokens", "output_tokens", "reasoning_tokens", "cached_input_tokens", "messages")
+
+
+@dataclass(frozen=True)
+class UsageKey:
+    """Which day row an answer adds to."""
+
+    guild_id: int | None
+    user_id: int
+    provider: str
+    model: str
+    credential_source: str
+    day: date
+
+
+@dataclass(frozen=True)
+class UsageTotal:
+    """Summed counters of one group (a model, a member, or everything)."""
+
+    label: Any
+    input_tokens: int
+    output_tokens: int
+    reasoning_tokens: int
+    cached_input_tokens: int
+    messages: int
+    estimated: bool
+
+    @property
+    def tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+@dataclass(frozen=True)
+class Limits:
+    messages_per_hour: int | None = None
+    tokens_per_day: int | None = None
+    server_tokens_per_day: int | None = None
+
+
+async def add_usage(session: AsyncSession, key: UsageKey, counts: TokenCounts) -> None:
+    """Add one answer to its day row, creating the row when it is the day's first."""
+    values = {"guild_id": key.guild_id, "user_id": key.user_id, "provider": key.provider, "model": key.model,
+              "credential_source": key.credential_source, "day": key.day, "estimated": counts.estimated,
+              "input_tokens": counts.input_tokens, "output_tokens": counts.output_tokens,
+              "reasoning_tokens": counts.reasoning_tokens, "cached_input_tokens": counts.cached_input_tokens,
+              "messages": 1}
+    stmt = insert_for(session, UsageDay).values(**values)
+    columns = ["user_id", "provider", "model", "credential_source", "day", "estimated"]
+    if key.guild_id is None:  # a DM: the partial unique index, so its WHERE is the conflict target's
+        target: dict[str, Any] = {"index_elements": columns, "index_where": text("guild_id IS NULL")}
+    else:
+        target = {"index_elements": ["guild_id", *columns]}
+    added = {name: getattr(UsageDay, name) + getattr(stmt.excluded, name) for name in COUNTERS}
+    await session.execute(stmt.on_conflict_do_update(**target, set_=added))
+
+
+def _sums(*group: Any) -> Any:
+    return select(*group, func.sum(UsageDay.input_tokens), func.sum(UsageDay.output_tokens),
+                  func.sum(UsageDay.reasoning_tokens), func.sum(UsageDay.cached_input_tokens),
+                  func.sum(UsageDay.messages), func.max(cast(UsageDay.estimated, Integer)))
+
+
+def _total(label: Any, row: Any) -> UsageTotal:
+    numbers = [int(v or 0) for v in row[-6:]]
+    return UsageTotal(label, *numbers[:5], bool(numbers[5]))
+
+
+async def usage_by(session: AsyncSession, since: date, *, guild_id: int | None = None, user_id: int | None = None,
+                   by: str = "model", limit: int | None = None) -> list[UsageTotal]:
+    """Totals since `since` (inclusive) for one server and/or member, grouped by model
+    ("model": label is (provider, model)), by member ("user", largest first) or not at all."""
+    where = [UsageDay.day >= since]
+    if guild_id is not None:
+        where.append(UsageDay.guild_id == guild_id)
+    if user_id is not None:
+        where.append(UsageDay.user_id == user_id)
+    group = {"model": (UsageDay.provider, UsageDay.model), "user": (UsageDay.user_id,), "all": ()}[by]
+    query = _sums(*group).where(and_(*where))
+    if group:
+        query = query.group_by(*group)
+    tokens = func.sum(UsageDay.input_tokens) + func.sum(UsageDay.output_tokens)
+    query = query.order_by(tokens.desc(), *group).limit(limit)
+    rows = (await session.execute(query)).all()
+    return [_total(tuple(row[: len(group)]) if len(group) > 1 else (row[0] if group else None), row)
+            for row in rows if row[-2] is not None]
+
+
+async def limited_tokens(session: AsyncSession, guild_id: int, day: date, user_id: int | None = None) -> int:
+    """Tokens paid by the server's keys or the environment default on `day` (one member's,
+    or everyone's): what the daily limits count."""
+    where = [UsageDay.guild_id == guild_id, UsageDay.day == day, UsageDay.credential_source.in_(LIMITED_SOURCES)]
+    if user_id is not None:
+        where.append(UsageDay.user_id == user_id)
+    total = await session.scalar(
+        select(func.sum(UsageDay.input_tokens + UsageDay.output_tokens)).where(and_(*where)))
+    return int(total or 0)
+
+
+async def take_message(session: AsyncSession, guild_id: int, user_id: int, hour: datetime, limit: int) -> bool:
+    """Count one message in the member's hour if that stays within `limit`; False (nothing
+    counted) when the hour is full. One statement, so two processes cannot both take the last."""
+    stmt = insert_for(session, MessageHour).values(guild_id=guild_id, user_id=user_id, hour=hour, messages=1)
+    stmt = stmt.on_conflict_do_update(
+        index_elements=["guild_id", "user_id", "hour"], set_={"messages": MessageHour.messages + 1},
+        where=MessageHour.messages < limit,
+    ).returning(MessageHour.messages)
+    return (await session.execute(stmt)).first() is not None
+
+
+async def messages_in_hour(session: AsyncSession, guild_id: int, user_id: int, hour: datetime) -> int:
+    count = await session.scalar(select(MessageHour.messages).where(
+        MessageHour.guild_id == guild_id, MessageHour.user_id == user_id, MessageHour.hour == hour))
+    return int(count or 0)
+
+
+async def get_limits(session: AsyncSession, guild_id: int) -> Limits:
+    row = await session.get(UsageLimits, guild_id)
+    if row is None:
+        return Limits()
+    return Limits(row.messages_per_hour, row.tokens_per_day, row.server_tokens_per_day)
+
+
+def _limit(value: int | None, current: int | None) -> int | None:
+    """None keeps the stored value, 0 removes the limit; negative or absurd is refused."""
+    if value is None:
+        return current
+    if value < 0 or value > MAX_LIMIT:
+        raise RepositoryError("bad_limit")
+    return value or None
+
+
+async def set_limits(session: AsyncSession, guild_id: int, messages_per_hour: int | None = None,
+                     tokens_per_day: int | None = None, server_tokens_per_day: int | None = None) -> Limits:
+    """Change the given limits (each checked before anything is written)."""
+    old = await get_limits(session, guild_id)
+    new = Limits(_limit(messages_per_hour, old.messages_per_hour), _limit(tokens_per_day, old.tokens_per_day),
+                 _limit(server_tokens_per_day, old.server_tokens_per_day))
+    await ensure_server(session, guild_id)
+    stmt = insert_for(session, UsageLimits).values(guild_id=guild_id, **new.__dict__)
+    await session.execute(stmt.on_conflict_do_update(index_elements=["guild_id"], set_=new.__dict__))
+    return new
+
+
+def _price(value: float) -> float:
+    if not 0 <= value <= MAX_PRICE:  # also refuses NaN
+        raise RepositoryError("bad_price")
+    return float(value)
+
+
+async def set_price(session: AsyncSession, guild_id: int, model: str, input_per_million: float,
+                    output_per_million: float) -> str:
+    """Store what the server pays per million input and output tokens of `model`."""
+    model = check_model(model)
+    prices = {"input_per_million": _price(input_per_million), "output_per_million": _price(output_per_million)}
+    await ensure_server(session, guild_id)
+    stmt = insert_for(session, ModelPrice).values(guild_id=guild_id, model=model, **prices)
+    await session.execute(stmt.on_conflict_do_update(index_elements=["guild_id", "model"], set_=prices))
+    return model
+
+
+async def prices_of(session: AsyncSession, guild_id: int) -> dict[str, tuple[float, float]]:
+    rows = await session.execute(select(ModelPrice.model, ModelPrice.input_per_million,
+                                        ModelPrice.output_per_million).where(ModelPrice.guild_id == guild_id))
+    return {model: (inp, out) for model, inp, out in rows}

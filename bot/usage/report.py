@@ -1,0 +1,93 @@
+"""The text of `/usage`, `/personal usage`, `/limits show` and the `/status` lines, from
+totals already read (the caller passes its localized `say(key, **params)`); only
+`settings_lines` reads the database."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.repo.params import Params, get_params
+from bot.repo.usage import Limits, UsageTotal, get_limits
+
+Say = Callable[..., str]
+Prices = dict[str, tuple[float, float]]
+ESTIMATE_MARK = "~"
+REPORT_DAYS = 30  # the period of `/usage` and `/personal usage`
+
+
+def cost_of(totals: Sequence[UsageTotal], prices: Prices) -> float | None:
+    """What per-model totals cost at the server's prices; None when no model has a price."""
+    priced = [(t, prices[t.label[1]]) for t in totals if t.label[1] in prices]
+    if not priced:
+        return None
+    return sum(t.input_tokens * pin / 1e6 + t.output_tokens * pout / 1e6 for t, (pin, pout) in priced)
+
+
+def summed(totals: Sequence[UsageTotal]) -> UsageTotal | None:
+    if not totals:
+        return None
+    fields = [sum(getattr(t, name) for t in totals) for name in
+              ("input_tokens", "output_tokens", "reasoning_tokens", "cached_input_tokens", "messages")]
+    return UsageTotal(None, *fields, any(t.estimated for t in totals))
+
+
+def tokens_text(say: Say, total: UsageTotal, cost: float | None = None) -> str:
+    body = say("commands.reply.usage_tokens", input=f"{total.input_tokens:,}", cached=f"{total.cached_input_tokens:,}",
+               output=f"{total.output_tokens:,}", reasoning=f"{total.reasoning_tokens:,}",
+               messages=f"{total.messages:,}")
+    if cost is not None:
+        body += " · " + say("commands.reply.usage_cost", cost=f"{cost:,.4f}")
+    return f"{ESTIMATE_MARK} {body}" if total.estimated else body
+
+
+def _period(say: Say, key: str, per_model: Sequence[UsageTotal], prices: Prices) -> str:
+    total = summed(per_model)
+    return say(key, tokens=tokens_text(say, total, cost_of(per_model, prices)) if total else "0")
+
+
+def usage_lines(say: Say, header_key: str, today: Sequence[UsageTotal], month: Sequence[UsageTotal],
+                members: Sequence[UsageTotal] = (), prices: Prices | None = None) -> list[str]:
+    """Today and the last 30 days, per model, then the top members (when given)."""
+    prices = prices or {}
+    lines = [say(header_key)]
+    if not month:
+        return [*lines, say("commands.reply.usage_empty")]
+    lines += [_period(say, "commands.reply.usage_today", today, prices),
+              _period(say, "commands.reply.usage_month", month, prices),
+              say("commands.reply.usage_models_header")]
+    lines += [say("commands.reply.usage_model_line", provider=t.label[0], model=t.label[1],
+                  tokens=tokens_text(say, t, cost_of([t], prices))) for t in month]
+    if members:
+        lines.append(say("commands.reply.usage_members_header"))
+        lines += [say("commands.reply.usage_member_line", position=i, user=t.label, tokens=tokens_text(say, t))
+                  for i, t in enumerate(members, start=1)]
+    if any(t.estimated for t in month):
+        lines.append(say("commands.reply.usage_estimated"))
+    return lines
+
+
+def limit_lines(say: Say, limits: Limits) -> list[str]:
+    def shown(value: int | None) -> str:
+        return f"{value:,}" if value else say("commands.reply.limit_none")
+
+    return [say("commands.reply.limits_header"),
+            say("commands.reply.limit_messages_per_hour", value=shown(limits.messages_per_hour)),
+            say("commands.reply.limit_tokens_per_day", value=shown(limits.tokens_per_day)),
+            say("commands.reply.limit_server_tokens_per_day", value=shown(limits.server_tokens_per_day))]
+
+
+def params_lines(say: Say, params: Params) -> list[str]:
+    default = say("commands.reply.params_default")
+    temperature = default if params.temperature is None else f"{params.temperature:g}"
+    cap = default if params.max_output_tokens is None else f"{params.max_output_tokens:,}"
+    return [say("commands.reply.params_header"),
+            say("commands.reply.params_line", temperature=temperature, max_output_tokens=cap,
+                reasoning=params.reasoning or default)]
+
+
+async def settings_lines(say: Say, session: AsyncSession, guild_id: int) -> list[str]:
+    """The server's limits and generation settings, for `/status`."""
+    return [*limit_lines(say, await get_limits(session, guild_id)),
+            *params_lines(say, await get_params(session, guild_id))]
