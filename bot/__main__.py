@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import signal
 import sys
+from collections.abc import Coroutine
+from typing import Any
 
 import discord
 
-from bot.settings import SettingsError, load_settings
+from bot.settings import Settings, SettingsError, load_settings
 
 MISSING_TOKEN = (
     "DISCORD_TOKEN is not set: export DISCORD_TOKEN=<your bot token> "
@@ -33,7 +37,7 @@ def main() -> int:
     from bot.lifecycle import serve
 
     try:
-        asyncio.run(serve(bot, settings.DISCORD_TOKEN.get_secret_value()))
+        run_on_loop(settings, serve(bot, settings.DISCORD_TOKEN.get_secret_value()))
     except discord.LoginFailure:
         print("Discord refused DISCORD_TOKEN: check the bot token in the developer portal.", file=sys.stderr)
         return 2
@@ -43,6 +47,42 @@ def main() -> int:
         print(MESSAGE_CONTENT_MISSING, file=sys.stderr)
         return 2
     return 0
+
+
+def run_on_loop(settings: Settings, main_coroutine: Coroutine[Any, Any, None]) -> None:
+    """Run the bot on the event loop the operator chose (EVENT_LOOP)."""
+    profile_path = os.environ.get(PROFILE_VARIABLE)
+    if profile_path:
+        install_profiler(profile_path)
+    try:
+        import uvloop
+    except ImportError:  # not built for this platform (Windows): asyncio's own loop
+        uvloop = None
+    if settings.EVENT_LOOP == "uvloop" and uvloop is not None:
+        uvloop.run(main_coroutine)
+    else:
+        asyncio.run(main_coroutine)
+
+
+# For bench/load.py only: with this set, SIGUSR1 starts cProfile and SIGUSR2 stops it and
+# writes its pstats to the path, so a bench profiles exactly the load it drives.
+PROFILE_VARIABLE = "BOT_PROFILE_PATH"
+
+
+def install_profiler(path: str) -> None:
+    import cProfile
+
+    profiler = cProfile.Profile()
+
+    def start(*_: object) -> None:
+        profiler.enable()
+
+    def stop(*_: object) -> None:
+        profiler.disable()
+        profiler.dump_stats(path)
+
+    signal.signal(signal.SIGUSR1, start)
+    signal.signal(signal.SIGUSR2, stop)
 
 
 if __name__ == "__main__":

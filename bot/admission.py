@@ -2,7 +2,7 @@
 and channel rules), for whom (blocked members and roles, required roles) and DMs.
 
 `decide` is pure: message facts and stored settings in, a `Decision` out. `AdmissionGate`
-reads the server's settings once per message, applies the decision and says a refusal
+reads the server's settings (cached: `bot.config_cache`) once per message, applies the decision and says a refusal
 at most once an hour per member. A message that is not answered never reaches a
 provider, and where the bot does not answer it shows nothing at all (no typing).
 """
@@ -20,7 +20,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from bot.discord_sink import DiscordMessageSink
 from bot.error_embed import locale_for_message
-from bot.repo.controls import GuildControls, read_controls
+from bot.repo.controls import GuildControls
 from providers.i18n import t
 from stream.sink import SinkError
 
@@ -139,16 +139,15 @@ class AdmissionGate:
         return decision.action == "answer"
 
     async def _controls(self, guild_id: int | None) -> GuildControls | None:
-        """One short read of the server's settings. When the database cannot be read the
-        message goes on to the turn, which tells the member (or, if the operator allows,
-        answers from the environment default without any server's settings)."""
+        """The server's settings, from the configuration cache. When the database cannot
+        be read the message goes on to the turn, which answers from what it can or tells
+        the member (logged and counted there, once per message)."""
         if guild_id is None or self.bot.sessions is None:
             return None
         try:
-            async with self.bot.sessions() as session:
-                return await read_controls(session, guild_id)
+            return (await self.bot.config.server(guild_id)).controls
         except (SQLAlchemyError, OSError) as exc:
-            log.warning("server %s settings unreadable (%s); the turn decides", guild_id, type(exc).__name__)
+            log.debug("server %s settings unreadable (%s); the turn decides", guild_id, type(exc).__name__)
             return None
 
     @staticmethod

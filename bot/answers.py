@@ -22,6 +22,7 @@ class RunningAnswer:
     question_id: int
     guild_id: int | None = None
     interrupt: Interrupt = field(default_factory=Interrupt)
+    queued: bool = False  # still waiting for a turn (`bot.turn_queue`): not streaming yet
 
 
 class RunningAnswers:
@@ -75,4 +76,5 @@ class RunningAnswers:
         return list(self._running)
 
     def __len__(self) -> int:
-        return len(self._running)
+        """Answers streaming (those still waiting for a turn are not counted)."""
+        return sum(1 for answer in self._running if not answer.queued)

@@ -11,11 +11,15 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot import migrate
 from bot.answers import RunningAnswers
-from bot.db.engine import create_engine, session_factory
+from bot.config_cache import ConfigCache
+from bot.db.engine import create_engine, pool_size_for
+from bot.discord_budget import budget_from_settings
 from bot.observability import Observability, discord_http_trace
 from bot.settings import Settings, resolve_encryption_keys
 from bot.turn import Credentials, DatabaseCredentials, EnvironmentCredentials
+from bot.turn_queue import TurnQueue
 from bot.vault import Vault
+from bot.write_behind import WriteBehind
 from providers.client_pool import ClientPool
 
 log = logging.getLogger(__name__)
@@ -33,13 +37,16 @@ COG_MODULES: tuple[str, ...] = (
 )
 
 
-def credentials_for(sessions: async_sessionmaker[AsyncSession] | None, vault: Vault | None,
-                    settings: Settings) -> Credentials:
-    """Where turns get routes and keys: the database when there is one with a vault to
-    open its keys, else the operator's environment default alone."""
-    if sessions is None or vault is None:
+def credentials_for(config: ConfigCache | None, vault: Vault | None, settings: Settings,
+                    writes: WriteBehind | None = None) -> Credentials:
+    """Where turns get routes and keys: the database (through its configuration cache,
+    key health written by `writes`) when there is one with a vault to open its keys,
+    else the operator's environment default alone."""
+    if config is None or vault is None:
         return EnvironmentCredentials(settings)
-    return DatabaseCredentials(sessions, vault, settings)
+    if writes is None:
+        writes = WriteBehind(config.sessions, settings.DATABASE_WRITE_BATCH_MS / 1000)
+    return DatabaseCredentials(config, vault, writes)
 
 
 class LLMBot(commands.AutoShardedBot):
@@ -48,8 +55,9 @@ class LLMBot(commands.AutoShardedBot):
     Everything the cogs need is built once here and read as plain attributes:
     `settings`, `engine`, `sessions` (the session factory), `vault` (opens stored keys),
     `encryption_keys` (the Fernet keys the vault was built from), `credentials` (what a
-    generation turn reads its route and keys from) and `clients` (the provider HTTP
-    clients every turn shares, closed with the bot).
+    generation turn reads its route and keys from), `clients` (the provider HTTP
+    clients every turn shares, closed with the bot), `config` (the configuration cache),
+    `writes` (batched bookkeeping writes) and `turns` (the admission queue).
     """
 
     def __init__(self, settings: Settings, *, engine: AsyncEngine | None = None, **kwargs: Any) -> None:
@@ -60,7 +68,10 @@ class LLMBot(commands.AutoShardedBot):
             shard_kwargs["shard_count"] = settings.SHARD_COUNT
             if settings.SHARD_IDS:
                 shard_kwargs["shard_ids"] = settings.SHARD_IDS
-        kwargs.setdefault("http_trace", discord_http_trace())  # REST requests and 429s, counted
+        # Discord's global budget, this process's share (None: lifted for a shared REST proxy);
+        # the trace makes every REST request wait for it and counts requests and 429s.
+        self.discord_budget = budget_from_settings(settings)
+        kwargs.setdefault("http_trace", discord_http_trace(self.discord_budget))
         super().__init__(
             command_prefix=commands.when_mentioned,
             intents=intents,
@@ -69,14 +80,19 @@ class LLMBot(commands.AutoShardedBot):
             **kwargs,
         )
         self.settings: Settings = settings
-        self.engine: AsyncEngine = engine or create_engine(settings.DATABASE_URL,
-                                                           pool_size=settings.DATABASE_POOL_SIZE)
-        self.sessions: async_sessionmaker[AsyncSession] = session_factory(self.engine)
+        self.engine: AsyncEngine = engine or create_engine(
+            settings.DATABASE_URL, pool_size=pool_size_for(settings.MAX_CONCURRENT_ANSWERS, settings.DATABASE_POOL_SIZE))
+        # Configuration read once per change (`bot.config_cache`); its sessions are the bot's.
+        self.config = ConfigCache(self.engine, settings)
+        self.sessions: async_sessionmaker[AsyncSession] = self.config.sessions
+        # Key health and usage, written in batches off the answer's path.
+        self.writes = WriteBehind(self.sessions, settings.DATABASE_WRITE_BATCH_MS / 1000)
         self.encryption_keys: list[bytes] = resolve_encryption_keys(settings)
         self.vault: Vault = Vault(self.encryption_keys)
-        self.credentials: Credentials = credentials_for(self.sessions, self.vault, settings)
+        self.credentials: Credentials = credentials_for(self.config, self.vault, settings, self.writes)
+        self.turns = TurnQueue(settings.MAX_CONCURRENT_ANSWERS)  # questions wait here in arrival order
         self.answers = RunningAnswers()  # the answers streaming now (/stop, follow-ups, shutdown)
-        self.clients = ClientPool()
+        self.clients = ClientPool(settings.PROVIDER_HTTP_TRANSPORT)
         # /metrics and /healthz on METRICS_PORT, served on this bot's loop from setup_hook on.
         self.observability: Observability | None = (
             Observability(self, settings.METRICS_PORT) if settings.METRICS_PORT else None)
@@ -85,6 +101,7 @@ class LLMBot(commands.AutoShardedBot):
         if self.observability is not None:  # first: /healthz says 503 while migrations run
             await self.observability.start()
         await migrate.upgrade(self.engine)
+        self.config.start()  # other processes' settings changes, polled
         for module in COG_MODULES:
             await self.load_extension(module)
         from bot.translator import BabelTranslator
@@ -100,4 +117,6 @@ class LLMBot(commands.AutoShardedBot):
         if self.observability is not None:
             await self.observability.stop()
         await self.clients.aclose()
+        await self.config.close()
+        await self.writes.close()  # the last key health and usage, before the pool goes
         await self.engine.dispose()

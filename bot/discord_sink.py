@@ -10,6 +10,12 @@ An answer's sink also owns its "typing…" indicator: from creation until its fi
 message, and again after a retraction (a retry replaces a failed answer) until the
 retry's first message. Discord shows the indicator for about ten seconds, so it is
 renewed until then.
+
+Every call carries its priority to the global budget (`bot/discord_budget.py`), which
+the HTTP trace applies to the request: an answer's sends, final edits and deletes are
+urgent, an edit the stream marks interim may be refused (`SinkBusy`: skipped, not
+failed), and a sink that is not an answer's (refusals, the thought log) and "typing…"
+are routine.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from typing import Any
 import aiohttp
 import discord
 
+from bot.discord_budget import BudgetBusy, Priority, request_priority
 from bot.error_embed import embed_from_spec
 from bot.metrics import FIRST_MESSAGE_SECONDS
 from stream.sink import (
@@ -30,9 +37,11 @@ from stream.sink import (
     MessageGone,
     RateLimitInfo,
     SentMessage,
+    SinkBusy,
     SinkError,
     SinkForbidden,
     SinkUnavailable,
+    is_interim,
 )
 
 NO_MENTIONS = discord.AllowedMentions.none()
@@ -47,6 +56,8 @@ def sink_errors(*, editing: bool) -> Iterator[None]:
     """Translate discord.py failures; `editing` says a 404 means the message is gone."""
     try:
         yield
+    except BudgetBusy as exc:
+        raise SinkBusy(str(exc), retry_after=exc.retry_after) from exc
     except discord.NotFound as exc:
         if editing:
             raise MessageGone(f"message gone (Discord {exc.status}, code {exc.code})") from exc
@@ -76,6 +87,7 @@ class DiscordMessageSink:
         self.reply_to = reply_to
         self.client = client
         self._shows_typing = typing
+        self._priority = Priority.URGENT if typing else Priority.ROUTINE
         self._first_timed = not typing  # an answer's sink times its first message once
         self._typing_task: asyncio.Task[None] | None = None
         if typing:
@@ -113,7 +125,7 @@ class DiscordMessageSink:
         return self.channel.get_partial_message(message.id)  # type: ignore[attr-defined]
 
     async def _post(self, reply: bool, **kwargs: Any) -> SentMessage:
-        with sink_errors(editing=False):
+        with request_priority(self._priority), sink_errors(editing=False):
             sent = await self.channel.send(reference=self._reference(reply), mention_author=False,
                                            allowed_mentions=NO_MENTIONS, **kwargs)
         self._stop_typing()  # something is on screen now
@@ -132,13 +144,14 @@ class DiscordMessageSink:
         return await self._post(reply, content=content)
 
     async def edit(self, message: SentMessage, content: str) -> None:
-        with sink_errors(editing=True):
+        priority = Priority.INTERIM if is_interim() else self._priority
+        with request_priority(priority), sink_errors(editing=True):
             await self._partial(message).edit(content=content, allowed_mentions=NO_MENTIONS)
 
     async def delete(self, message: SentMessage) -> None:
         """Remove a superseded message; an answer's sink shows "typing…" again until the retry speaks."""
         try:
-            with sink_errors(editing=True):
+            with request_priority(self._priority), sink_errors(editing=True):
                 await self._partial(message).delete()
         except MessageGone:
             pass  # already gone is what we wanted
@@ -155,7 +168,7 @@ class DiscordMessageSink:
         return await self._post(False, **kwargs)
 
     async def typing(self) -> None:
-        with sink_errors(editing=False):
+        with request_priority(Priority.ROUTINE), sink_errors(editing=False):
             await self.channel.typing()
 
     def rate_limit(self) -> RateLimitInfo | None:

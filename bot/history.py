@@ -5,6 +5,8 @@
   (`bot.repo.conversation`), so the answer is rebuilt from all its parts' current
   contents as one assistant turn and followed back through the question it answered.
 - A DM without a reply continues the recent DM messages (the last half hour).
+- In a thread the bot opened (`bot.threads`), the thread is the conversation: its
+  messages from the question it was opened on.
 - The server's history depth (`/settings history`) bounds the number of earlier
   messages (a whole answer counts as one); what was left out is counted, so the answer
   can say so.
@@ -19,7 +21,7 @@ import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 import discord
@@ -29,7 +31,6 @@ from bot.repo.conversation import (
     MAX_HISTORY_MESSAGES,
     RecordedAnswer,
     answer_of,
-    history_messages,
     record_answer,
 )
 from providers import Message
@@ -45,6 +46,7 @@ log = logging.getLogger(__name__)
 DM_WINDOW = timedelta(minutes=30)
 DM_FETCH = 100  # one page of DM history: enough for the deepest bound and its parts
 NOTICE_PREFIX = "-# "  # the bot's small notice lines (fallback, history cut) are not answers
+CONVERSATION_TYPES = (discord.MessageType.default, discord.MessageType.reply)  # not system messages
 
 
 @dataclass
@@ -70,8 +72,17 @@ def speaker(message: discord.Message) -> str | None:
     return message.author.display_name if message.guild is not None else None
 
 
+def user_text(message: discord.Message, bot_id: int) -> str:
+    """A member's words; for a message of files only, which files (they travel with the
+    question: `bot.attachments`), so the turn is not empty."""
+    text = strip_bot_mention(message.content, bot_id)
+    if text or not message.attachments:
+        return text
+    return "(attached: " + ", ".join(attachment.filename for attachment in message.attachments) + ")"
+
+
 def user_turn(message: discord.Message, bot_id: int) -> Message:
-    return Message("user", strip_bot_mention(message.content, bot_id), name=speaker(message))
+    return Message("user", user_text(message, bot_id), name=speaker(message))
 
 
 async def referenced(message: discord.Message) -> discord.Message | None:
@@ -107,8 +118,7 @@ async def history_depth(bot: LLMBot, guild_id: int | None) -> int:
     if bot.sessions is None:
         return DEFAULT_HISTORY_MESSAGES
     try:
-        async with bot.sessions() as session:
-            return await history_messages(session, guild_id)
+        return (await bot.config.server(guild_id)).history_messages  # cached (`bot.config_cache`)
     except Exception:  # noqa: BLE001 - the default bound serves when the database does not
         log.exception("reading the history depth of guild %s failed", guild_id)
         return DEFAULT_HISTORY_MESSAGES
@@ -179,46 +189,98 @@ async def reply_history(bot: LLMBot, message: discord.Message, limit: int) -> Hi
     return History(turns, list(reversed(walk.sources)), left_out, left_out_more=current is not None)
 
 
-def dm_turns(messages: list[discord.Message], bot_id: int) -> list[Message]:
-    """DM messages (oldest first) as turns: consecutive bot messages (a split answer) are
-    one assistant turn; notices and embed-only messages are not conversation."""
-    turns: list[Message] = []
+def in_bot_thread(channel: object, bot_id: int) -> bool:
+    """A thread the bot opened (Discord names its creator the thread's owner)."""
+    return isinstance(channel, discord.Thread) and channel.owner_id == bot_id
+
+
+def _grouped(messages: Sequence[discord.Message], bot_id: int,
+             named: bool) -> list[tuple[Message, list[discord.Message]]]:
+    """Messages (oldest first) as turns with the messages each came from: consecutive bot
+    messages (a split answer) are one assistant turn; notices and embed-only messages are
+    not conversation; `named`: user turns carry the member's name."""
+    turns: list[tuple[Message, list[discord.Message]]] = []
     for message in messages:
         if message.author.id == bot_id:
             if not message.content or message.content.startswith(NOTICE_PREFIX):
                 continue
-            if turns and turns[-1].role == "assistant":
-                turns[-1] = Message("assistant", f"{turns[-1].content}\n{message.content}")
+            if turns and turns[-1][0].role == "assistant":
+                last, sources = turns[-1]
+                turns[-1] = (Message("assistant", f"{last.content}\n{message.content}"), [*sources, message])
                 continue
-            turns.append(Message("assistant", message.content))
-        elif message.content:
-            turns.append(Message("user", strip_bot_mention(message.content, bot_id)))
+            turns.append((Message("assistant", message.content), [message]))
+        else:
+            turn = user_turn(message, bot_id) if named else Message("user", user_text(message, bot_id))
+            if turn.content:
+                turns.append((turn, [message]))
     return turns
+
+
+def dm_turns(messages: Sequence[discord.Message], bot_id: int) -> list[Message]:
+    """DM messages (oldest first) as turns (see `_grouped`)."""
+    return [turn for turn, _ in _grouped(messages, bot_id, named=False)]
+
+
+def _bounded(grouped: list[tuple[Message, list[discord.Message]]], limit: int, more: bool) -> History:
+    """The last `limit` turns (opening with a user turn), the messages they came from (their
+    files travel with the question), and how many were left out."""
+    kept = grouped[len(grouped) - limit:] if limit else []
+    while kept and kept[0][0].role == "assistant":
+        kept.pop(0)
+    sources = [message for _, messages in kept for message in messages]
+    return History([turn for turn, _ in kept], sources, len(grouped) - len(kept), left_out_more=more)
+
+
+async def _recent(channel: discord.abc.Messageable, before: discord.Message,
+                  since: datetime | None) -> tuple[list[discord.Message], bool]:
+    """The channel's messages before `before` (newer than `since`), oldest first, and
+    whether the page was full (there may be more)."""
+    recent: list[discord.Message] = []
+    read = 0
+    try:
+        async for earlier in channel.history(limit=DM_FETCH, before=before):
+            read += 1
+            if since is not None and earlier.created_at < since:
+                break
+            if earlier.id < before.id and earlier.type in CONVERSATION_TYPES:
+                recent.append(earlier)
+    except discord.HTTPException:
+        log.warning("the recent messages of channel %s could not be read", getattr(channel, "id", "?"))
+    return list(reversed(recent)), read >= DM_FETCH
 
 
 async def dm_history(bot: LLMBot, message: discord.Message, limit: int) -> History:
     """The DM messages of the last half hour before `message`, at most `limit` turns."""
     bot_id = bot.user.id if bot.user is not None else 0
-    since = message.created_at - DM_WINDOW
-    recent: list[discord.Message] = []
-    try:
-        async for earlier in message.channel.history(limit=DM_FETCH, before=message):
-            if earlier.created_at < since:
-                break
-            if earlier.id < message.id:
-                recent.append(earlier)
-    except discord.HTTPException:
-        log.warning("the DM history of channel %s could not be read", message.channel.id)
-    turns = dm_turns(list(reversed(recent)), bot_id)
-    kept = turns[len(turns) - limit:] if limit else []
-    while kept and kept[0].role == "assistant":
-        kept.pop(0)
-    return History(kept, [], len(turns) - len(kept), left_out_more=len(recent) >= DM_FETCH)
+    recent, more = await _recent(message.channel, message, message.created_at - DM_WINDOW)
+    return _bounded(_grouped(recent, bot_id, named=False), limit, more)
+
+
+async def thread_starter(thread: discord.Thread) -> discord.Message | None:
+    """The channel message the thread was opened on (a thread has that message's id)."""
+    parent = thread.parent
+    if not isinstance(parent, discord.TextChannel):
+        return None
+    return await fetch(parent, thread.id)
+
+
+async def thread_history(bot: LLMBot, message: discord.Message, limit: int) -> History:
+    """A bot thread's messages before `message`, from the question it was opened on, at
+    most `limit` turns (a split answer is one); members are named as in a reply chain."""
+    bot_id = bot.user.id if bot.user is not None else 0
+    recent, more = await _recent(message.channel, message, None)
+    if not more and isinstance(message.channel, discord.Thread):
+        starter = await thread_starter(message.channel)
+        recent = [starter, *recent] if starter is not None else recent
+    return _bounded(_grouped(recent, bot_id, named=True), limit, more)
 
 
 async def conversation_history(bot: LLMBot, message: discord.Message) -> History:
-    """What `message` continues: its reply chain, or in a DM without a reply the recent DM."""
+    """What `message` continues: in a thread the bot opened, the thread; in a DM without a
+    reply, the recent DM; otherwise its reply chain."""
     limit = await history_depth(bot, message.guild.id if message.guild is not None else None)
+    if in_bot_thread(message.channel, bot.user.id if bot.user is not None else 0):
+        return await thread_history(bot, message, limit)
     if message.guild is None and message.reference is None:
         return await dm_history(bot, message, limit)
     return await reply_history(bot, message, limit)

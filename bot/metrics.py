@@ -16,9 +16,20 @@ DELIVERY_FAILURE_KINDS = ("unavailable", "gone", "forbidden", "sink_error", "int
 DELIVERY_FAILURES = Counter(
     "answer_delivery_failures_total", "Answers whose text Discord did not take in full", ["reason"]
 )
+# What could not read or write the database: a turn's configuration (`turn`), the
+# configuration poll, a batched key-health or usage write refused, batched writes
+# delayed by an outage (once per outage), or dropped after a long one.
+DATABASE_ERROR_STAGES = ("turn", "config_poll", "key_health", "usage", "write_delayed", "write_dropped")
 DATABASE_ERRORS = Counter(
     "database_errors_total", "Turns that could not read or write the database", ["during"]
 )
+# Questions admitted but waiting for a free turn (MAX_CONCURRENT_ANSWERS), in arrival order.
+ANSWERS_QUEUED = Gauge("answers_queued", "Answers waiting for a free turn")
+
+
+def database_error(during: str) -> None:
+    """Count one database failure under a closed label."""
+    DATABASE_ERRORS.labels(closed_label(during, DATABASE_ERROR_STAGES)).inc()
 
 # Seconds, from a millisecond stall (healthy) to several seconds (a blocked loop).
 _LAG_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0)
@@ -48,6 +59,17 @@ DISCORD_REQUESTS = Counter(
 )
 DISCORD_RATE_LIMITS = Counter(
     "discord_rate_limited_total", "Discord 429 answers by request kind and limit scope", ["kind", "scope"]
+)
+# The global budget (bot/discord_budget.py): seconds a request waited for a slot, by its
+# priority, and interim edits refused (skipped; the next edit carries the newer text).
+DISCORD_BUDGET_PRIORITIES = ("urgent", "routine")
+_BUDGET_BUCKETS = (0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0)
+DISCORD_BUDGET_WAIT = Histogram(
+    "discord_global_budget_wait_seconds", "Seconds a Discord request waited for the global budget",
+    ["priority"], buckets=_BUDGET_BUCKETS,
+)
+DISCORD_INTERIM_SKIPPED = Counter(
+    "discord_interim_edits_skipped_total", "Interim edits skipped because the global budget was tight"
 )
 
 

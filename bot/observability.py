@@ -9,6 +9,13 @@ Besides the server this module keeps the loop's own gauges: the event-loop lag (
 background task measures how late a short sleep wakes), the answers in flight, and
 discord.py's REST requests through an aiohttp trace (by kind of request and status,
 429s by the limit's scope; the route's ids never become labels).
+
+The same trace applies the global budget (`bot/discord_budget.py`): aiohttp awaits
+`on_request_start` callbacks in the caller's task before anything is sent
+(`ClientSession._request`), and discord.py sends every REST call of the bot through the
+one session it builds with this trace (`HTTPClient.static_login`), so each request waits
+there for its slot, with the priority its caller set, and an interim edit the budget
+refuses raises `BudgetBusy` out of discord.py before it leaves.
 """
 
 from __future__ import annotations
@@ -20,12 +27,17 @@ import re
 from typing import TYPE_CHECKING, Any
 
 import aiohttp
+import discord.http
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from sqlalchemy import text
 
+from bot.discord_budget import BudgetBusy, GlobalBudget, counts_against_global, current_priority
 from bot.metrics import (
     ANSWERS_IN_FLIGHT,
+    DISCORD_BUDGET_PRIORITIES,
+    DISCORD_BUDGET_WAIT,
+    DISCORD_INTERIM_SKIPPED,
     DISCORD_RATE_LIMITS,
     DISCORD_REQUEST_KINDS,
     DISCORD_REQUESTS,
@@ -87,8 +99,21 @@ def request_kind(method: str, path: str) -> str:
     return closed_label(None, DISCORD_REQUEST_KINDS)
 
 
-def discord_http_trace() -> aiohttp.TraceConfig:
-    """The trace discord.py's HTTP session reports each request's end to (its `http_trace=`)."""
+def discord_http_trace(budget: GlobalBudget | None = None) -> aiohttp.TraceConfig:
+    """The trace of discord.py's HTTP session (its `http_trace=`): each request waits for
+    `budget` before it leaves (none: no global budget here) and is counted when it ends."""
+
+    async def on_request_start(_session: Any, _context: Any, params: aiohttp.TraceRequestStartParams) -> None:
+        if budget is None or not counts_against_global(str(params.url), discord.http.Route.BASE):
+            return
+        priority = current_priority()
+        try:
+            waited = await budget.acquire(priority)
+        except BudgetBusy:
+            DISCORD_INTERIM_SKIPPED.inc()
+            raise
+        if priority.name.lower() in DISCORD_BUDGET_PRIORITIES:
+            DISCORD_BUDGET_WAIT.labels(priority.name.lower()).observe(waited)
 
     async def on_request_end(_session: Any, _context: Any, params: aiohttp.TraceRequestEndParams) -> None:
         kind = request_kind(params.method, params.url.path)
@@ -99,6 +124,7 @@ def discord_http_trace() -> aiohttp.TraceConfig:
             DISCORD_RATE_LIMITS.labels(kind, closed_label(scope, RATE_LIMIT_SCOPES)).inc()
 
     trace = aiohttp.TraceConfig()
+    trace.on_request_start.append(on_request_start)
     trace.on_request_end.append(on_request_end)
     return trace
 

@@ -18,8 +18,6 @@ from typing import TYPE_CHECKING
 import discord
 from sqlalchemy.exc import SQLAlchemyError
 
-from bot.repo.controls import effective_persona
-
 if TYPE_CHECKING:
     from bot.app import LLMBot
 
@@ -80,8 +78,8 @@ async def system_prompt(bot: LLMBot, message: discord.Message) -> str:
     persona = None
     if message.guild is not None and bot.sessions is not None:
         try:
-            async with bot.sessions() as session:
-                persona = await effective_persona(session, message.guild.id, persona_channel_id(message.channel))
+            server = await bot.config.server(message.guild.id)  # cached (`bot.config_cache`)
+            persona = server.persona(persona_channel_id(message.channel))
         except (SQLAlchemyError, OSError) as exc:  # the turn tells the member the database is down
-            log.warning("persona of server %s unreadable (%s)", message.guild.id, type(exc).__name__)
+            log.debug("persona of server %s unreadable (%s)", message.guild.id, type(exc).__name__)
     return system_prompt_for(persona, facts_of(bot, message))

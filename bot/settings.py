@@ -54,8 +54,17 @@ class Settings(BaseSettings):
     DISCORD_TOKEN: SecretStr | None = None
     DATABASE_URL: str = DEFAULT_DATABASE_URL
     # Database connections kept open (as many again may open in a burst); each answer
-    # streaming holds one only for its short transactions.
-    DATABASE_POOL_SIZE: int = Field(default=10, ge=1, le=200)
+    # holds one only for its short transactions. Unset: sized from MAX_CONCURRENT_ANSWERS
+    # (`bot.db.engine.pool_size_for`).
+    DATABASE_POOL_SIZE: int | None = Field(default=None, ge=1, le=200)
+    # Answers generated at once; more questions wait in arrival order, shown "typing…"
+    # once. 500 is what one process on 2 cores streams within its CPU (see README).
+    MAX_CONCURRENT_ANSWERS: int = Field(default=500, ge=1, le=5000)
+    # How often this process asks the database which servers' settings other processes
+    # changed (one query for all servers); a change made here applies at once.
+    CONFIG_POLL_SECONDS: float = Field(default=1.0, ge=0.1, le=60)
+    # Key health and usage are written in batches off the answer's path, this often at most.
+    DATABASE_WRITE_BATCH_MS: int = Field(default=250, ge=10, le=10_000)
     # One Fernet key, or several separated by commas: the first encrypts, all decrypt.
     BOT_ENCRYPTION_KEY: SecretStr | None = None
     DISCORD_API_BASE_URL: str | None = None
@@ -65,12 +74,24 @@ class Settings(BaseSettings):
     DEFAULT_TEXT_BASE_URL: str | None = None
     DEFAULT_TEXT_API_KEYS: Annotated[list[SecretStr], NoDecode] = Field(default_factory=list)
     ALLOW_PRIVATE_ENDPOINTS: bool = False
+    # `custom` endpoints take OpenAI's `reasoning_effort` (many OpenAI-compatible servers refuse it).
+    CUSTOM_REASONING_EFFORT: bool = False
     # Answer direct messages; when off a DM gets one line saying the bot answers in servers only.
     ALLOW_DMS: bool = True
     LOG_LEVEL: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
+    # What the provider SDKs' HTTP clients send through: aiohttp reads a trickled stream for
+    # less CPU per chunk than httpx2 (bench/read_path.py); both refuse redirects and pin
+    # checked addresses for custom endpoints (providers/http_transport.py).
+    PROVIDER_HTTP_TRANSPORT: Literal["aiohttp", "httpx"] = "aiohttp"
+    # The event loop: uvloop costs less CPU per network read than asyncio's own.
+    EVENT_LOOP: Literal["uvloop", "asyncio"] = "uvloop"
     METRICS_PORT: int | None = Field(default=None, ge=1, le=65535)
     SHARD_COUNT: int | None = Field(default=None, ge=1)
     SHARD_IDS: Annotated[list[int], NoDecode] = Field(default_factory=list)
+    # Discord REST requests per second for the whole bot token (Discord's global limit, 50
+    # unless Discord raised it); processes splitting the shards share it by their shards.
+    # 0: no budget here, because DISCORD_API_BASE_URL is a shared REST proxy that enforces it.
+    DISCORD_GLOBAL_RATE: int = Field(default=50, ge=0, le=10_000)
     # Bounds of one answer (a hostile or broken endpoint cannot hold a reply open or flood a channel).
     MAX_OUTPUT_TOKENS: int = Field(default=4096, ge=1, le=200_000)
     ANSWER_DEADLINE_SECONDS: float = Field(default=300.0, ge=5, le=3600)
@@ -103,6 +124,11 @@ class Settings(BaseSettings):
     @classmethod
     def _upper_level(cls, value: object) -> object:
         return value.strip().upper() if isinstance(value, str) else value
+
+    @field_validator("PROVIDER_HTTP_TRANSPORT", "EVENT_LOOP", mode="before")
+    @classmethod
+    def _lower_choice(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
 
     @field_validator("DEFAULT_TEXT_API_KEYS", "SHARD_IDS", mode="before")
     @classmethod

@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 import discord
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.exc import SQLAlchemyError
 
+from bot.config_cache import ConfigCache
 from bot.discord_sink import DiscordMessageSink
-from bot.repo import get_server_settings
 from providers.i18n import t
 from providers.types import ThoughtLogEntry
 from stream.capture import CapturedBlock
@@ -43,12 +43,17 @@ class Reasoning:
     cut: bool = False
 
 
-async def configured_channel_id(sessions: async_sessionmaker[AsyncSession], guild_id: int | None) -> int | None:
-    """The thought-log channel the server stored (None outside a guild or when unset)."""
+async def configured_channel_id(config: ConfigCache, guild_id: int | None) -> int | None:
+    """The thought-log channel the server stored (None outside a guild, when unset, or when
+    the configuration cannot be read: the answer is on screen already, its reasoning is extra)."""
     if guild_id is None:
         return None
-    async with sessions() as session:
-        return (await get_server_settings(session, guild_id)).thought_log_channel_id
+    try:
+        stored = (await config.server(guild_id)).facts.stored  # cached (`bot.config_cache`)
+    except (SQLAlchemyError, OSError) as exc:
+        log.warning("thought-log channel of server %s unreadable (%s)", guild_id, type(exc).__name__)
+        return None
+    return stored.thought_log_channel_id if stored is not None else None
 
 
 async def _resolve_channel(client: discord.Client, channel_id: int, guild_id: int | None) -> Any:

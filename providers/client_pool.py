@@ -10,7 +10,8 @@ with each request and never held by the shared part. Pool keys hold no key eithe
 The pool belongs to whoever runs the event loop (the bot) and is closed once, at
 shutdown, after the answers in flight have finished: an adapter never closes a shared
 client. The clients are made on first use, inside the running loop (an aiohttp session
-must be born on the loop that uses it).
+must be born on the loop that uses it). `transport` is what the shared clients send
+through (providers/http_transport.py): the operator's PROVIDER_HTTP_TRANSPORT.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from providers.endpoint_check import EndpointPolicy
+from providers.http_transport import Transport
 
 log = logging.getLogger(__name__)
 
@@ -48,8 +50,9 @@ class PoolClosed(RuntimeError):
 class ClientPool:
     """One HTTP client per `ClientKey`, made on first use and closed together by `aclose`."""
 
-    def __init__(self) -> None:
+    def __init__(self, transport: Transport = "httpx") -> None:
         self._clients: dict[ClientKey, Any] = {}
+        self.transport: Transport = transport
         self.closed = False
 
     def get(self, key: ClientKey, make: Callable[[], T]) -> T:
@@ -73,7 +76,7 @@ class ClientPool:
         return len(self._clients)
 
     def __repr__(self) -> str:
-        return f"ClientPool(clients={len(self._clients)}, closed={self.closed})"
+        return f"ClientPool(clients={len(self._clients)}, transport={self.transport}, closed={self.closed})"
 
     async def aclose(self) -> None:
         """Close every client (each one's failure is logged, the others still close)."""

@@ -166,18 +166,22 @@ async def resolve_host(host: str, port: int) -> list[IPAddress]:
 
 @dataclass(frozen=True, slots=True)
 class EndpointPolicy:
-    """Which addresses a custom endpoint may reach, and how its host name is resolved.
+    """The operator's rules for custom endpoints: which addresses one may reach, how its
+    host name is resolved, and whether it takes OpenAI's `reasoning_effort`.
 
     `allow_private` is the operator's ALLOW_PRIVATE_ENDPOINTS. `also_allowed` admits a few
     exact non-public addresses without opening every private range (the test suite uses
     it to stand a loopback server in for a public one). Metadata and container
     credential addresses stay refused whatever these say. `resolver` defaults to the
-    system resolver; tests give a fixed table.
+    system resolver; tests give a fixed table. `reasoning_effort` is the operator's
+    CUSTOM_REASONING_EFFORT: what a custom server takes cannot be known from here
+    (`providers/openai_compat/reasoning.py`).
     """
 
     allow_private: bool = False
     also_allowed: frozenset[IPAddress] = frozenset()
     resolver: Resolver = resolve_host
+    reasoning_effort: bool = False
 
     def refusal(self, address: IPAddress) -> AddressRefusal | None:
         return address_refusal(address, allow_private=self.allow_private, also_allowed=self.also_allowed)

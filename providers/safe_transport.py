@@ -177,19 +177,3 @@ class GuardedTransport(httpx2.AsyncHTTPTransport):
             network_backend=GuardedBackend(policy),
         )
 
-
-def provider_http_client(
-    client_class: type[httpx2.AsyncClient] = httpx2.AsyncClient,
-    *,
-    policy: EndpointPolicy | None = None,
-    error_class: type[RedirectRefused] = RedirectRefused,
-) -> httpx2.AsyncClient:
-    """An httpx2 client for an SDK's `http_client=`: no redirects; `policy` guards connections.
-
-    `client_class` is the SDK's own client class (its defaults: timeouts, pool limits,
-    keep-alive); `error_class` see `redirect_hook`.
-    """
-    options = no_redirect_options(error_class)
-    if policy is not None:
-        options["transport"] = GuardedTransport(policy)
-    return client_class(**options)

@@ -127,27 +127,70 @@ def iter_sse(chunks: Iterator[bytes]) -> Iterator[SSEEvent]:
 
 
 class _InactivityTimeout(AsyncIterator[T]):
-    """Wraps an async iterator; each `__anext__` must finish within `seconds`."""
+    """Wraps an async iterator; each `__anext__` must finish within `seconds`.
 
-    __slots__ = ("_source", "_seconds")
+    One lazy timer per stream instead of an `asyncio.timeout` per item: a wait records
+    when it started, and the timer (armed for the oldest deadline that may still hold)
+    re-arms itself for the current wait's deadline or, once it passed, cancels the
+    waiting task, which turns that cancellation into `StreamTimeoutError`. An item
+    costs a clock read and two attribute writes; the timer fires about once per
+    `seconds` at most, where a timeout per item scheduled and cancelled a timer each time.
+    """
+
+    __slots__ = ("_source", "_seconds", "_started", "_task", "_timer", "_expired")
 
     def __init__(self, source: AsyncIterator[T], seconds: float) -> None:
         self._source = source
         self._seconds = seconds
+        self._started: float | None = None  # when the current wait began (None: not waiting)
+        self._task: asyncio.Task[Any] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._expired = False
 
     def __aiter__(self) -> _InactivityTimeout[T]:
         return self
 
     async def __anext__(self) -> T:
+        loop = asyncio.get_running_loop()
+        task = self._task = asyncio.current_task()
+        cancelling = task.cancelling() if task is not None else 0
+        self._started = started = loop.time()
+        if self._timer is None:
+            self._timer = loop.call_at(started + self._seconds, self._check)
         try:
-            async with asyncio.timeout(self._seconds):
-                return await self._source.__anext__()
-        except TimeoutError:
-            raise StreamTimeoutError(
-                f"no data from the provider for {self._seconds:g} s"
-            ) from None
+            return await self._source.__anext__()
+        except asyncio.CancelledError:
+            self._disarm()
+            if self._expired and task is not None and task.uncancel() <= cancelling:
+                raise StreamTimeoutError(f"no data from the provider for {self._seconds:g} s") from None
+            raise
+        except BaseException:  # the end of the stream or its failure: nothing left to time
+            self._disarm()
+            raise
+        finally:
+            self._started = None
+
+    def _disarm(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _check(self) -> None:
+        """The timer: cancel a wait past its deadline, else re-arm for the current one."""
+        self._timer = None
+        started = self._started
+        if started is None or self._task is None:
+            return  # not waiting: the next wait arms the timer again
+        loop = asyncio.get_running_loop()
+        deadline = started + self._seconds
+        if loop.time() >= deadline:
+            self._expired = True
+            self._task.cancel()
+        else:
+            self._timer = loop.call_at(deadline, self._check)
 
     async def aclose(self) -> None:
+        self._disarm()
         close = getattr(self._source, "aclose", None)
         if close is not None:
             await close()

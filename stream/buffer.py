@@ -24,9 +24,11 @@ from stream.sink import (
     MessageGone,
     MessageSink,
     SentMessage,
+    SinkBusy,
     SinkError,
     SinkForbidden,
     SinkUnavailable,
+    interim_operation,
 )
 from stream.splitter import (
     DISCORD_MESSAGE_LIMIT,
@@ -90,12 +92,15 @@ class MessageDelivery:
         self._task: asyncio.Task[None] | None = None
         self._in_flight: asyncio.Future[None] | None = None
         self._retry_at = 0.0
+        self._busy_until = 0.0  # an interim edit was skipped for budget: the next one not before
+        self._skipped = False
         self._closing = False
         self._finished = False
         self._noted = False
         self.overflowed = False  # the answer reached `max_messages`; later text is not shown
         self.failure: str | None = None  # why delivery gave up, if it did
         self.operations = 0  # sink calls made (sends, edits, embeds)
+        self.skipped_edits = 0  # interim edits the sink refused for budget (SinkBusy), sent later
 
     # -- what the orchestrator and the turn read -------------------------------------
 
@@ -279,15 +284,17 @@ class MessageDelivery:
             mandatory = final or self._seg.message is None
             if not mandatory:
                 now = self._clock.now()
-                delay = max(self._budget.delay(now), self._retry_at - now)
+                delay = max(self._budget.delay(now), self._retry_at - now, self._busy_until - now)
                 if delay > 0:
                     await self._clock.sleep(delay)
                     continue  # newer text may have arrived while waiting
             display = self._render(self._content(), final=final)
             if not display or display == self._seg.shown:
                 return
-            await self._deliver(display, mandatory=mandatory, segment=self._seg)
-            return
+            self._skipped = False
+            if await self._deliver(display, mandatory=mandatory, segment=self._seg) or not self._skipped:
+                return
+            # Skipped for budget: wait as hinted, then send the newest text instead.
 
     def _overflow(self) -> None:
         """The last allowed message is full and final: the answer is what was shown."""
@@ -315,7 +322,9 @@ class MessageDelivery:
 
         While Discord fails (5xx, network) a mandatory operation is retried with growing
         pauses for up to `retry_budget` seconds, so a burst of errors does not cost the
-        answer; an interim edit just waits for the next one."""
+        answer; an interim edit just waits for the next one. A sink refusing an interim edit
+        for budget (`SinkBusy`) is no failure: the edit is skipped and `_pump` sends the
+        newer text once the hinted pause is over."""
         gone = failures = 0
         started = self._clock.now()
         while True:
@@ -325,7 +334,7 @@ class MessageDelivery:
                 if self._retry_at > now:
                     await self._clock.sleep(self._retry_at - now)
             try:
-                await self._operate(content, segment)
+                await self._operate(content, segment, interim=not mandatory)
                 return True
             except MessageGone:
                 # Deleted under us: the same content goes out as a new message, paced.
@@ -342,6 +351,17 @@ class MessageDelivery:
                 if self._retry_at - started > self._retry_budget:
                     self.failure = "unavailable"
                     return False
+            except SinkBusy as exc:
+                self._busy_until = self._clock.now() + exc.retry_after
+                if not mandatory:
+                    self.skipped_edits += 1
+                    self._skipped = True
+                    return False
+                # Only interim calls may be refused; should a sink refuse anyway, wait as asked.
+                if self._busy_until - started > self._retry_budget:
+                    self.failure = "unavailable"
+                    return False
+                await self._clock.sleep(exc.retry_after)
             except SinkForbidden:
                 self.failure = "forbidden"
                 return False
@@ -350,17 +370,27 @@ class MessageDelivery:
                 self.failure = "sink_error"
                 return False
 
-    async def _operate(self, content: str, segment: _Segment) -> None:
-        """Send the segment's first version or edit it; counted, observed, one in flight."""
-        self._budget.record(self._clock.now())
+    async def _operate(self, content: str, segment: _Segment, *, interim: bool) -> None:
+        """Send the segment's first version or edit it; counted, observed, one in flight.
+
+        An interim edit is marked so (`interim_operation`): the sink may refuse it for budget."""
+        recorded_at = self._clock.now()
+        self._budget.record(recorded_at)
         self.operations += 1
         self._in_flight = asyncio.get_running_loop().create_future()
         try:
             if segment.message is None:
                 segment.message = await self._sink.send(content, reply=not self.messages)
+            elif interim:
+                with interim_operation():
+                    await self._sink.edit(segment.message, content)
             else:
                 await self._sink.edit(segment.message, content)
             segment.shown = content
+        except SinkBusy:
+            self._budget.forget(recorded_at)  # nothing went out: the channel's slot is still free
+            self.operations -= 1
+            raise
         finally:
             future, self._in_flight = self._in_flight, None
             if future is not None and not future.done():

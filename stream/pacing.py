@@ -66,6 +66,15 @@ class EditBudget:
         if self._header_remaining is not None:
             self._header_remaining -= 1
 
+    def forget(self, at: float) -> None:
+        """The operation recorded at `at` never left (a skipped interim edit): free its slot."""
+        try:
+            self._times.remove(at)
+        except ValueError:
+            return  # already out of the window
+        if self._header_remaining is not None:
+            self._header_remaining += 1
+
     def observe(self, info: RateLimitInfo | None, now: float) -> None:
         """Fold in the headers of the response that just arrived."""
         if info is None:

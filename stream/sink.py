@@ -6,6 +6,9 @@ discord.py and tests may implement it over the fake Discord.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -52,6 +55,37 @@ class SinkForbidden(SinkError):
 
 class SinkUnavailable(SinkError):
     """Discord failed (5xx) or the network did; the text is kept for a later attempt."""
+
+
+class SinkBusy(SinkError):
+    """An interim operation was refused because the sink's budget is tight right now.
+
+    Not a failure and not an outage: nothing was sent, and the caller skips this
+    operation and tries again after `retry_after` seconds with its newest content.
+    Only operations marked with `interim_operation()` may be refused this way.
+    """
+
+    def __init__(self, message: str, *, retry_after: float) -> None:
+        super().__init__(message)
+        self.retry_after = max(0.0, retry_after)
+
+
+_INTERIM: contextvars.ContextVar[bool] = contextvars.ContextVar("sink_interim_operation", default=False)
+
+
+@contextlib.contextmanager
+def interim_operation() -> Iterator[None]:
+    """Sink calls made inside (by this task) may be skipped: a newer version will follow."""
+    token = _INTERIM.set(True)
+    try:
+        yield
+    finally:
+        _INTERIM.reset(token)
+
+
+def is_interim() -> bool:
+    """Whether the sink call being made now is an interim one (a sink reads this)."""
+    return _INTERIM.get()
 
 
 class MessageSink(Protocol):

@@ -22,7 +22,13 @@ from bot.cogs.base import (
     text,
 )
 from bot.repo import ActiveRoute
-from bot.repo.conversation import MAX_HISTORY_MESSAGES, set_history_messages
+from bot.repo.conversation import (
+    MAX_HISTORY_MESSAGES,
+    history_messages,
+    set_history_messages,
+    set_threads_enabled,
+    threads_enabled,
+)
 from bot.repo.routes import keyless_targets
 from bot.settings import Settings
 from bot.translator import lstr
@@ -93,6 +99,15 @@ class AdminCog(ConfigCog):
             await set_history_messages(session, interaction.guild_id, messages)
         await reply(interaction, "commands.reply.history_set", count=messages)
 
+    @settings_group.command(name=lstr("commands.settings.threads.name"),
+                            description=lstr("commands.settings.threads.description"))
+    @app_commands.rename(enabled=lstr("commands.param.enabled.name"))
+    @app_commands.describe(enabled=lstr("commands.param.enabled.description"))
+    async def threads(self, interaction: discord.Interaction, enabled: bool) -> None:
+        async with self.bot.sessions() as session, session.begin():
+            await set_threads_enabled(session, interaction.guild_id, enabled)
+        await reply(interaction, "commands.reply.threads_on" if enabled else "commands.reply.threads_off")
+
     @app_commands.command(name=lstr("commands.status.name"), description=lstr("commands.status.description"))
     async def status(self, interaction: discord.Interaction) -> None:
         """Everyone sees their own route; key pool health only for Manage Server."""
@@ -110,8 +125,18 @@ class AdminCog(ConfigCog):
             if is_manager(interaction):
                 lines += await self._pool_lines(interaction, session, settings)
                 lines += await settings_lines(partial(text, interaction), session, interaction.guild_id)
+                lines += await self._conversation_lines(interaction, session)
                 lines += await control_lines(interaction, session)
         await send(interaction, "\n".join(lines))
+
+    @staticmethod
+    async def _conversation_lines(interaction: discord.Interaction, session: AsyncSession) -> list[str]:
+        """The history depth and whether questions get their own thread."""
+        threads = await threads_enabled(session, interaction.guild_id)
+        return [text(interaction, "commands.status.conversation",
+                     count=await history_messages(session, interaction.guild_id),
+                     threads=text(interaction, "commands.status.threads_on" if threads
+                                  else "commands.status.threads_off"))]
 
     def _route_lines(self, interaction: discord.Interaction, route: ActiveRoute) -> list[str]:
         if route.blocked is not None:

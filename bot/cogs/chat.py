@@ -29,9 +29,11 @@ from bot.error_embed import locale_for_message
 from bot.history import after_answer, conversation_history
 from bot.settings import Settings
 from bot.thought_log import Reasoning, configured_channel_id, post_error_detail, post_thought_log
+from bot.threads import ThreadOpener, continues_bot_thread
 from bot.tools import ToolContext, ToolLoop, default_registry
 from bot.translator import lstr
 from bot.turn import TurnContext, TurnOutcome, run_generation_turn
+from bot.turn_queue import answer_in_turn
 from bot.usage.record import record_usage
 from providers.endpoint_check import EndpointPolicy
 from providers.i18n import t
@@ -58,11 +60,14 @@ class ChatCog(commands.Cog):
         self.answers: RunningAnswers = bot.answers
         self.tools = default_registry()
         self.gate = AdmissionGate(bot)  # where and for whom the bot answers
+        self.threads = ThreadOpener(bot)  # a thread per question where the server wants it
 
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:
         user = self.bot.user
-        if user is None or self.answers.closed or not addresses_bot(message, user):
+        if user is None or self.answers.closed:
+            return
+        if not addresses_bot(message, user) and not await continues_bot_thread(self.bot, message):
             return
         if not await self.gate.admits(message):
             return
@@ -73,7 +78,7 @@ class ChatCog(commands.Cog):
             await self._refuse_busy(message)
             return
         try:
-            await self.answer(message)
+            await answer_in_turn(self.bot, message, self.answer)  # waits its turn (MAX_CONCURRENT_ANSWERS)
         except Exception:  # noqa: BLE001 - one failed answer must not silence the listener
             log.exception("answering message %s failed", message.id)
 
@@ -112,11 +117,12 @@ class ChatCog(commands.Cog):
         return f"https://discord.com/channels/{guild}/{answer.channel_id}/{answer.question_id}"
 
     async def answer(self, message: discord.Message) -> StreamResult | None:
-        """Stream the answer to `message` into its channel through the generation turn."""
+        """Stream the answer to `message` into its channel (or its new thread) through the
+        generation turn; a question of files only is asked by its files."""
         bot_id = self.bot.user.id if self.bot.user is not None else 0
         locale = locale_for_message(message)
         prompt = strip_bot_mention(message.content, bot_id)
-        if not prompt:
+        if not prompt and not message.attachments:
             with contextlib.suppress(SinkError):
                 await DiscordMessageSink(message.channel, reply_to=message).send(t("chat.empty_prompt", locale),
                                                                                  reply=True)
@@ -125,13 +131,16 @@ class ChatCog(commands.Cog):
         history = await conversation_history(self.bot, message)
         request = await build_request(self.bot, message, prompt, history)
         guild_id = message.guild.id if message.guild is not None else None
-        running = self.answers.start(RunningAnswer(message.channel.id, message.author.id, message.id, guild_id))
-        sink = DiscordMessageSink(message.channel, reply_to=message, client=self.bot, typing=True)
-        ctx = TurnContext(user_id=message.author.id, guild_id=guild_id, channel_id=message.channel.id,
-                          locale=locale, sink=sink, budget=self.budgets.for_channel(message.channel.id),
+        place = await self.threads.place(message, prompt, locale)  # the channel, or a new thread on the question
+        channel_id = place.channel_id
+        running = self.answers.start(RunningAnswer(channel_id, message.author.id, message.id, guild_id))
+        sink = DiscordMessageSink(place.channel, reply_to=place.reply_to, client=self.bot, typing=True)
+        ctx = TurnContext(user_id=message.author.id, guild_id=guild_id, channel_id=channel_id,
+                          locale=locale, sink=sink, budget=self.budgets.for_channel(channel_id),
                           interrupt=running.interrupt, limits=answer_limits(settings),
                           max_messages=settings.MAX_MESSAGES_PER_ANSWER,
-                          endpoint_policy=EndpointPolicy(allow_private=settings.ALLOW_PRIVATE_ENDPOINTS),
+                          endpoint_policy=EndpointPolicy(allow_private=settings.ALLOW_PRIVATE_ENDPOINTS,
+                                                         reasoning_effort=settings.CUSTOM_REASONING_EFFORT),
                           clients=getattr(self.bot, "clients", None))  # a bare test bot has no pool
         try:
             outcome = await run_generation_turn(ctx, request, self.bot.credentials,
@@ -141,7 +150,7 @@ class ChatCog(commands.Cog):
             self.answers.finish(running)
         await after_answer(self.bot, message, history, sink, outcome.result, locale)  # record parts, history note
         await self._after(ctx, outcome, message.channel)
-        await record_usage(self.bot.sessions, self.bot.settings, ctx, request, outcome)  # after delivery
+        await record_usage(self.bot, ctx, request, outcome)  # queued after delivery
         return outcome.result
 
     async def _after(self, ctx: TurnContext, outcome: TurnOutcome, source: discord.abc.Messageable) -> None:
@@ -156,7 +165,7 @@ class ChatCog(commands.Cog):
         wanted = result.thoughts or result.captured_blocks or outcome.private_detail
         if ctx.guild_id is None or sessions is None or not wanted:
             return
-        channel_id = await configured_channel_id(sessions, ctx.guild_id)
+        channel_id = await configured_channel_id(self.bot.config, ctx.guild_id)
         if outcome.private_detail:
             await post_error_detail(self.bot, ctx.guild_id, channel_id, outcome.private_detail, ctx.locale)
         provider = outcome.target.provider if outcome.target is not None else "unknown"

@@ -4,9 +4,12 @@ A PostgreSQL URL may end in `?search_path=<schema>` to keep the bot's tables in 
 schema of a shared database; asyncpg takes that only as a server setting, never as a URL
 argument, so it is moved there.
 
-The connection pool is sized for the answers the bot streams at once: each answer holds a
-connection only for its short transactions (route, key pool, key health, usage), so
-`pool_size` connections stay open and as many again may open in a burst. A SQLite file
+The connection pool is sized for the answers the bot admits at once
+(MAX_CONCURRENT_ANSWERS, `pool_size_for`): configuration comes from the process's cache
+(`bot.config_cache`) and key health and usage are written in batches (`bot.write_behind`),
+so a turn holds a connection only for a statement or two, mostly when a server's
+configuration is first read. One connection per twenty admitted answers (at least 5, at
+most 50) stays open and as many again may open in a burst; DATABASE_POOL_SIZE overrides it. A SQLite file
 runs in write-ahead-log mode, where readers never wait for the writer, and every
 connection waits up to `SQLITE_BUSY_TIMEOUT_MS` for the write lock instead of failing with
 "database is locked" when several answers record their keys' health at once.
@@ -23,23 +26,34 @@ from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async
 
 DEFAULT_POOL_SIZE = 10
 SQLITE_BUSY_TIMEOUT_MS = 15_000
+ANSWERS_PER_CONNECTION = 20
+MIN_POOL_SIZE, MAX_POOL_SIZE = 5, 50
+POOL_TIMEOUT_SECONDS = 30.0
+
+
+def pool_size_for(max_concurrent_answers: int, configured: int | None = None) -> int:
+    """The operator's DATABASE_POOL_SIZE, else one connection per twenty admitted answers."""
+    if configured is not None:
+        return configured
+    return max(MIN_POOL_SIZE, min(MAX_POOL_SIZE, -(-max_concurrent_answers // ANSWERS_PER_CONNECTION)))
 
 
 def _is_sqlite_file(url: URL) -> bool:
     return url.database not in (None, "", ":memory:") and "mode=memory" not in str(url)
 
 
-def _pool_options(pool_size: int) -> dict[str, Any]:
+def _pool_options(pool_size: int, overflow: int | None, timeout: float) -> dict[str, Any]:
     """Kept connections, burst connections and how long a turn waits for one (seconds)."""
-    return {"pool_size": pool_size, "max_overflow": pool_size, "pool_timeout": 30}
+    return {"pool_size": pool_size, "max_overflow": pool_size if overflow is None else overflow,
+            "pool_timeout": timeout}
 
 
-def _sqlite_engine(url: URL, pool_size: int) -> AsyncEngine:
+def _sqlite_engine(url: URL, pool: dict[str, Any]) -> AsyncEngine:
     file_db = _is_sqlite_file(url)
     if file_db:
         Path(url.database).parent.mkdir(parents=True, exist_ok=True)  # type: ignore[arg-type]
     # An in-memory database is one shared connection (StaticPool): no pool to size.
-    engine = create_async_engine(url, **(_pool_options(pool_size) if file_db else {}))
+    engine = create_async_engine(url, **(pool if file_db else {}))
 
     @event.listens_for(engine.sync_engine, "connect")
     def _per_connection(dbapi_connection, _record) -> None:  # pragma: no cover - driver hook
@@ -54,16 +68,19 @@ def _sqlite_engine(url: URL, pool_size: int) -> AsyncEngine:
     return engine
 
 
-def create_engine(database_url: str, *, pool_size: int = DEFAULT_POOL_SIZE) -> AsyncEngine:
-    """The engine for `database_url`, its pool keeping `pool_size` connections (see above)."""
+def create_engine(database_url: str, *, pool_size: int = DEFAULT_POOL_SIZE, max_overflow: int | None = None,
+                  pool_timeout: float = POOL_TIMEOUT_SECONDS) -> AsyncEngine:
+    """The engine for `database_url`, its pool keeping `pool_size` connections and
+    opening `max_overflow` more in a burst (as many again when None; see above)."""
     url = make_url(database_url)
+    pool = _pool_options(pool_size, max_overflow, pool_timeout)
     if url.drivername.startswith("sqlite"):
-        return _sqlite_engine(url, pool_size)
+        return _sqlite_engine(url, pool)
     connect_args = {}
     if "search_path" in url.query:
         connect_args["server_settings"] = {"search_path": str(url.query["search_path"])}
         url = url.difference_update_query(["search_path"])
-    return create_async_engine(url, pool_pre_ping=True, connect_args=connect_args, **_pool_options(pool_size))
+    return create_async_engine(url, pool_pre_ping=True, connect_args=connect_args, **pool)
 
 
 def session_factory(engine: AsyncEngine) -> async_sessionmaker:

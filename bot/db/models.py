@@ -40,7 +40,8 @@ class Server(Base):
 
 # ---- configuration -------------------------------------------------------------------
 # Every row that several shard processes must agree on (configuration, key health,
-# cool-downs) lives here; nothing of it is cached in process memory.
+# cool-downs) lives here. Processes keep copies of configuration (`bot.config_cache`),
+# dropped when a write bumps its scope's stamp (`ConfigVersion` below).
 
 
 class ServerTextConfig(Base):
@@ -350,7 +351,8 @@ class AnswerPart(Base):
 
 
 class ConversationSettings(Base):
-    """How far back a server's reply chains are sent as history (no row: the default)."""
+    """How far back a server's reply chains are sent as history, and whether a mention in a
+    text channel opens a thread for its answer (no row: the defaults)."""
 
     __tablename__ = "conversation_settings"
 
@@ -359,3 +361,29 @@ class ConversationSettings(Base):
         autoincrement=False,
     )
     history_messages: Mapped[int] = mapped_column(Integer)
+    threads_enabled: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+
+
+# ---- configuration versions ----------------------------------------------------------
+class ConfigVersion(Base):
+    """The stamp of one scope's settings ("server": a guild id, "member": a user id),
+    taken from `ConfigClock` in the transaction of every settings write; processes poll
+    the stamps above the last one they saw to drop their cached copies
+    (`bot.config_cache`)."""
+
+    __tablename__ = "config_versions"
+
+    scope: Mapped[str] = mapped_column(String(16), primary_key=True)
+    scope_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    version: Mapped[int] = mapped_column(BigInteger, index=True)
+
+
+class ConfigClock(Base):
+    """One row whose value every stamp is taken from. Its row lock orders the stamps
+    by commit: a writer holding stamp N blocks the next until it commits, so a poller
+    that saw N+1 can never miss N."""
+
+    __tablename__ = "config_clock"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    value: Mapped[int] = mapped_column(BigInteger)

@@ -1,7 +1,9 @@
 """Async repository: every read and write of configuration, keys and key health.
 
-Nothing here caches in process memory: shard processes sharing one database see each
-other's writes (cool-downs included) on their next read.
+Nothing here caches in process memory: every read goes to the database. Settings writes
+(`@config_write`, `bot.repo.versions`) stamp their server or member in the same
+transaction, which is how the processes' configuration caches (`bot.config_cache`) learn
+that their copies are stale.
 """
 
 from bot.repo.common import RepositoryError, ensure_server

@@ -18,6 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import AccessRule, ChannelMode, ChannelRule, Persona
 from bot.repo.common import RepositoryError, ensure_server, insert_for
+from bot.repo.versions import config_write
 
 MAX_PERSONA_LENGTH = 4000
 # Layout characters a written persona may hold; every other control character is refused.
@@ -62,6 +63,7 @@ def _persona_where(guild_id: int, channel_id: int | None):
             column.is_(None) if channel_id is None else column == channel_id)
 
 
+@config_write("server", "guild_id")
 async def set_persona(session: AsyncSession, guild_id: int, channel_id: int | None, body: str) -> str:
     """Store the server's persona (channel_id None) or one channel's; returns the text kept."""
     value = check_persona(body)
@@ -89,6 +91,7 @@ async def effective_persona(session: AsyncSession, guild_id: int, channel_id: in
     return found.get(channel_id, found.get(None))
 
 
+@config_write("server", "guild_id")
 async def clear_persona(session: AsyncSession, guild_id: int, channel_id: int | None) -> bool:
     result = await session.execute(delete(Persona).where(*_persona_where(guild_id, channel_id)))
     return bool(result.rowcount)
@@ -100,6 +103,7 @@ async def count_channel_personas(session: AsyncSession, guild_id: int) -> int:
     return len(rows.all())
 
 
+@config_write("server", "guild_id")
 async def set_channel_mode(session: AsyncSession, guild_id: int, mode: str) -> None:
     if mode not in MODES:
         raise ValueError(f"unknown channel mode {mode!r}")
@@ -108,6 +112,7 @@ async def set_channel_mode(session: AsyncSession, guild_id: int, mode: str) -> N
     await session.execute(stmt.on_conflict_do_update(index_elements=["guild_id"], set_={"mode": mode}))
 
 
+@config_write("server", "guild_id")
 async def set_channel_rule(session: AsyncSession, guild_id: int, channel_id: int, rule: str) -> None:
     """Allow or deny one channel; a channel holds one rule, so the newer one replaces it."""
     if rule not in RULES:
@@ -118,12 +123,14 @@ async def set_channel_rule(session: AsyncSession, guild_id: int, channel_id: int
                                                      set_={"rule": rule}))
 
 
+@config_write("server", "guild_id")
 async def clear_channel_rule(session: AsyncSession, guild_id: int, channel_id: int) -> bool:
     result = await session.execute(delete(ChannelRule).where(ChannelRule.guild_id == guild_id,
                                                              ChannelRule.channel_id == channel_id))
     return bool(result.rowcount)
 
 
+@config_write("server", "guild_id")
 async def add_access_rule(session: AsyncSession, guild_id: int, target_id: int, kind: str) -> bool:
     """Block a member or role, or require a role; False when that rule already existed."""
     if kind not in ACCESS_KINDS:
@@ -134,6 +141,7 @@ async def add_access_rule(session: AsyncSession, guild_id: int, target_id: int, 
     return new_id is not None
 
 
+@config_write("server", "guild_id")
 async def remove_access_rule(session: AsyncSession, guild_id: int, target_id: int,
                              kinds: tuple[str, ...]) -> bool:
     result = await session.execute(delete(AccessRule).where(

@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import AnswerPart, ConversationSettings
 from bot.repo.common import RepositoryError, ensure_server, insert_for
+from bot.repo.versions import config_write
 
 DEFAULT_HISTORY_MESSAGES = 10
 MAX_HISTORY_MESSAGES = 50
@@ -59,6 +60,7 @@ def check_history_messages(value: int) -> int:
     return value
 
 
+@config_write("server", "guild_id")
 async def set_history_messages(session: AsyncSession, guild_id: int, value: int) -> None:
     """How many earlier messages of a reply chain the server sends as history."""
     value = check_history_messages(value)
@@ -74,3 +76,21 @@ async def history_messages(session: AsyncSession, guild_id: int | None) -> int:
         return DEFAULT_HISTORY_MESSAGES
     row = await session.get(ConversationSettings, guild_id)
     return row.history_messages if row is not None else DEFAULT_HISTORY_MESSAGES
+
+
+@config_write("server", "guild_id")
+async def set_threads_enabled(session: AsyncSession, guild_id: int, enabled: bool) -> None:
+    """Whether a mention in a text channel opens a thread for its answer."""
+    await ensure_server(session, guild_id)
+    stmt = insert_for(session, ConversationSettings).values(
+        guild_id=guild_id, history_messages=DEFAULT_HISTORY_MESSAGES, threads_enabled=enabled)
+    await session.execute(stmt.on_conflict_do_update(index_elements=["guild_id"],
+                                                     set_={"threads_enabled": enabled}))
+
+
+async def threads_enabled(session: AsyncSession, guild_id: int | None) -> bool:
+    """The server's thread switch (off in DMs and where nothing was set)."""
+    if guild_id is None:
+        return False
+    row = await session.get(ConversationSettings, guild_id)
+    return row.threads_enabled if row is not None else False

@@ -30,6 +30,7 @@ from bot.repo.common import (
     refuse_control,
 )
 from bot.repo.servers import check_provider
+from bot.repo.versions import bump, config_write
 from bot.vault import Vault, fingerprint, last4, mask, masked_tail
 from providers import KNOWN_PROVIDERS
 
@@ -122,9 +123,9 @@ def _info(row: ServerApiKey, vault: Vault | None = None) -> KeyInfo:
                    undecryptable=vault is not None and secret is None)
 
 
-def _readable(vault: Vault, row: ServerApiKey) -> str | None:
+def _readable(vault: Vault, row: StoredKey) -> str | None:
     """The key, or None (logged by label and mask only) when it cannot be decrypted."""
-    secret = vault.try_decrypt(row.encrypted_key)
+    secret = vault.try_decrypt(row.encrypted)
     if secret is None:
         log.warning("server key `%s` (%s %s, guild %s) cannot be decrypted with the configured "
                     "BOT_ENCRYPTION_KEY; skipped", row.label, row.provider,
@@ -142,6 +143,7 @@ def _same_key(vault: Vault, row: ServerApiKey, secret: str, key_print: str) -> b
 
 
 @conflicts_as("conflict")
+@config_write("server", "guild_id")
 async def add_server_key(
     session: AsyncSession, vault: Vault, guild_id: int, provider: str, secret: str,
     label: str | None = None,
@@ -206,6 +208,7 @@ async def list_server_keys(
     return [_info(row, vault) for row in rows]
 
 
+@config_write("server", "guild_id")
 async def remove_server_key(session: AsyncSession, guild_id: int, provider: str, label: str) -> bool:
     """Delete one key of this server's pool (another server's keys are out of reach)."""
     if has_control(provider) or has_control(label):
@@ -217,22 +220,51 @@ async def remove_server_key(session: AsyncSession, guild_id: int, provider: str,
     return bool(result.rowcount)
 
 
+@dataclass(frozen=True)
+class StoredKey:
+    """A pool key as the configuration cache keeps it: still encrypted (decrypted only
+    when leased), with its health as last read."""
+
+    ref: KeyRef
+    provider: str
+    encrypted: bytes = field(repr=False)
+    last4: str | None
+    label: str
+    guild_id: int
+    health: KeyHealth
+
+
+async def server_key_rows(session: AsyncSession, guild_id: int, provider: str | None = None) -> list[StoredKey]:
+    """The server's stored keys (one provider's, or all), least recently used first."""
+    stmt = select(ServerApiKey).where(ServerApiKey.guild_id == guild_id)
+    if provider is not None:
+        stmt = stmt.where(ServerApiKey.provider == provider)
+    rows = await session.scalars(stmt.order_by(ServerApiKey.last_used_at.is_not(None), ServerApiKey.last_used_at,
+                                               ServerApiKey.id))
+    return [StoredKey(KeyRef("server", row.id), row.provider, row.encrypted_key, row.last4, row.label,
+                      row.guild_id, health_of(row)) for row in rows]
+
+
+def usable_leases(vault: Vault, keys: list[StoredKey], provider: str, now: datetime) -> KeyPool:
+    """The keys of `provider` minus cooling and undecryptable ones, in the given order
+    (`configured` says whether any key of it is stored at all)."""
+    leases = KeyPool(configured=False)
+    for key in keys:
+        if key.provider != provider:
+            continue
+        leases.configured = True
+        if key.health.cooling(now) or (secret := _readable(vault, key)) is None:
+            continue
+        leases.append(KeyLease(key.ref, mask(secret), secret))
+    return leases
+
+
 async def usable_server_keys(
     session: AsyncSession, vault: Vault, guild_id: int, provider: str, now: datetime,
 ) -> list[KeyLease]:
     """The pool for one provider minus cooling and undecryptable keys, least recently
     used first (`configured` says whether any key is stored at all)."""
-    rows = await session.scalars(
-        select(ServerApiKey).where(ServerApiKey.guild_id == guild_id, ServerApiKey.provider == provider)
-        .order_by(ServerApiKey.last_used_at.is_not(None), ServerApiKey.last_used_at, ServerApiKey.id)
-    )
-    leases = KeyPool(configured=False)
-    for row in rows:
-        leases.configured = True
-        if health_of(row).cooling(now) or (secret := _readable(vault, row)) is None:
-            continue
-        leases.append(KeyLease(KeyRef("server", row.id), mask(secret), secret))
-    return leases
+    return usable_leases(vault, await server_key_rows(session, guild_id, provider), provider, now)
 
 
 async def environment_key_health(session: AsyncSession, secrets: list[str]) -> list[KeyHealth]:
@@ -263,6 +295,12 @@ async def _health_target(session: AsyncSession, ref: KeyRef):
     return EnvironmentKeyHealth, EnvironmentKeyHealth.fingerprint == ref.ident
 
 
+# Whose cached configuration holds a key's health: the server's pool, the member's own
+# key, or the operator's environment keys (one scope for all of them).
+_OWNERS = {"server": ("server", ServerApiKey.guild_id), "personal": ("member", PersonalConfig.user_id),
+           "environment": ("environment", None)}
+
+
 async def record_key_success(session: AsyncSession, ref: KeyRef, now: datetime) -> None:
     if ref.kind == "keyless":
         return  # no key, no health
@@ -290,5 +328,14 @@ async def record_key_failure(
             else func.greatest(model.cooling_down_until, cool_down_until),
             cool_down_until,
         )
-    await session.execute(update(model).where(where).values(**values)
-                          .execution_options(synchronize_session=False))
+    stmt = update(model).where(where).values(**values).execution_options(synchronize_session=False)
+    if cool_down_until is None:
+        await session.execute(stmt)
+        return
+    # A rest changes which keys every process may lease: their cached pools must drop it.
+    scope, owner = _OWNERS[ref.kind]
+    if owner is None:
+        await session.execute(stmt)
+        await bump(session, scope, 0)
+    elif (scope_id := await session.scalar(stmt.returning(owner))) is not None:
+        await bump(session, scope, scope_id)

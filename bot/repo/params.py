@@ -9,6 +9,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import GenerationParams
 from bot.repo.common import RepositoryError, ensure_server, insert_for
+from bot.repo.versions import config_write
 
 REASONING_LEVELS = ("off", "low", "medium", "high")
 MAX_TEMPERATURE = 2.0
@@ -41,6 +42,7 @@ def check_params(temperature: float | None, max_output_tokens: int | None, reaso
         raise RepositoryError("bad_reasoning")
 
 
+@config_write("server", "guild_id")
 async def set_params(session: AsyncSession, guild_id: int, temperature: float | None = None,
                      max_output_tokens: int | None = None, reasoning: str | None = None) -> Params:
     """Change the given settings (None keeps what is stored) and return them all."""

@@ -8,7 +8,7 @@ first commands at the same moment share one row instead of one crashing.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from sqlalchemy import select
@@ -18,6 +18,7 @@ from bot.db.models import PersonalConfig
 from bot.repo.common import RepositoryError, conflicts_as, ensure_server, insert_for
 from bot.repo.keys import KeyHealth, KeyLease, KeyRef, check_secret, health_of
 from bot.repo.servers import check_model, check_provider
+from bot.repo.versions import config_write
 from bot.vault import Vault, last4, mask, masked_tail
 
 log = logging.getLogger(__name__)
@@ -98,6 +99,7 @@ async def effective_personal(
 
 
 @conflicts_as("conflict")
+@config_write("member", "user_id")
 async def set_personal_key(
     session: AsyncSession, vault: Vault, user_id: int, guild_id: int | None, secret: str,
 ) -> PersonalInfo:
@@ -109,6 +111,7 @@ async def set_personal_key(
     return _info(row, vault)
 
 
+@config_write("member", "user_id")
 async def remove_personal_key(session: AsyncSession, user_id: int, guild_id: int | None) -> bool:
     row = await session.scalar(_scope(user_id, guild_id))
     if row is None or row.encrypted_key is None:
@@ -120,6 +123,7 @@ async def remove_personal_key(session: AsyncSession, user_id: int, guild_id: int
 
 
 @conflicts_as("conflict")
+@config_write("member", "user_id")
 async def set_personal_model(
     session: AsyncSession, user_id: int, guild_id: int | None, provider: str, model: str,
 ) -> PersonalInfo:
@@ -134,6 +138,7 @@ async def set_personal_model(
 
 
 @conflicts_as("conflict")
+@config_write("member", "user_id")
 async def set_personal_override(session: AsyncSession, user_id: int, guild_id: int | None, enabled: bool) -> PersonalInfo:
     row = await _row(session, user_id, guild_id)
     if enabled and not (row.encrypted_key is not None and row.provider and row.model):
@@ -144,6 +149,7 @@ async def set_personal_override(session: AsyncSession, user_id: int, guild_id: i
 
 
 @conflicts_as("conflict")
+@config_write("member", "user_id")
 async def set_personal_server_fallback(
     session: AsyncSession, user_id: int, guild_id: int | None, allowed: bool,
 ) -> PersonalInfo:
@@ -166,3 +172,33 @@ async def usable_personal_key(
                     "BOT_ENCRYPTION_KEY; skipped", row.user_id, masked_tail(row.last4))
         return None
     return KeyLease(KeyRef("personal", row.id), mask(secret), secret)
+
+
+@dataclass(frozen=True)
+class PersonalEntry:
+    """A member's effective configuration as the configuration cache keeps it: the info,
+    and the key still encrypted (decrypted only when leased)."""
+
+    info: PersonalInfo | None
+    encrypted: bytes | None = field(default=None, repr=False)
+
+
+async def effective_personal_entry(session: AsyncSession, user_id: int, guild_id: int | None) -> PersonalEntry:
+    """`effective_personal` with the encrypted key, in one read per scope."""
+    row = await session.scalar(_scope(user_id, guild_id)) if guild_id is not None else None
+    if row is None:
+        row = await session.scalar(_scope(user_id, None))
+    return PersonalEntry(_info(row), row.encrypted_key) if row is not None else PersonalEntry(None)
+
+
+def personal_lease(vault: Vault, entry: PersonalEntry, now: datetime) -> KeyLease | None:
+    """The member's key unless it rests or cannot be decrypted."""
+    info = entry.info
+    if info is None or entry.encrypted is None or info.health.cooling(now):
+        return None
+    secret = vault.try_decrypt(entry.encrypted)
+    if secret is None:
+        log.warning("personal key of member %s cannot be decrypted with the configured BOT_ENCRYPTION_KEY; "
+                    "skipped", info.user_id)
+        return None
+    return KeyLease(KeyRef("personal", info.id), mask(secret), secret)

@@ -115,6 +115,19 @@ async def keyless_targets(session: AsyncSession, settings: Settings, guild_id: i
     return found
 
 
+@dataclass(frozen=True)
+class ServerFacts:
+    """What route decisions read of one server (or of a DM: `guild_id` None): its stored
+    settings, the providers it stored keys for, whether it configured nothing at all, and
+    its model chain. Read at once by `server_facts`; kept by `bot.config_cache`."""
+
+    guild_id: int | None
+    stored: ServerSettings | None
+    paid: frozenset[str]
+    unconfigured: bool
+    route: ServerRoute
+
+
 async def _unconfigured(session: AsyncSession, guild_id: int | None,
                         stored: ServerSettings | None = None) -> bool:
     """No stored provider or model, no stored keys, no fallbacks: only such a server (or a
@@ -128,9 +141,9 @@ async def _unconfigured(session: AsyncSession, guild_id: int | None,
     return fallback is None
 
 
-async def resolve_server_route(session: AsyncSession, settings: Settings, guild_id: int | None) -> ServerRoute:
-    stored = await get_server_settings(session, guild_id) if guild_id is not None else None
-    if await _unconfigured(session, guild_id, stored):
+async def _server_route(session: AsyncSession, settings: Settings, guild_id: int | None,
+                        stored: ServerSettings | None, unconfigured: bool) -> ServerRoute:
+    if unconfigured:
         env = _environment_target(settings)
         return ServerRoute("environment", (env,)) if env is not None else ServerRoute("none", ())
     assert guild_id is not None and stored is not None  # a DM is always unconfigured
@@ -144,14 +157,22 @@ async def resolve_server_route(session: AsyncSession, settings: Settings, guild_
     return ServerRoute("server" if chain else "none", tuple(chain))
 
 
-async def resolve_active_route(
-    session: AsyncSession, settings: Settings, guild_id: int | None, user_id: int,
-) -> ActiveRoute:
-    server_route = await resolve_server_route(session, settings, guild_id)
-    required = False
-    if guild_id is not None:
-        required = (await get_server_settings(session, guild_id)).member_keys_required
-    personal = await effective_personal(session, user_id, guild_id)
+async def server_facts(session: AsyncSession, settings: Settings, guild_id: int | None) -> ServerFacts:
+    stored = await get_server_settings(session, guild_id) if guild_id is not None else None
+    unconfigured = await _unconfigured(session, guild_id, stored)
+    paid = frozenset(await _key_providers(session, guild_id))
+    route = await _server_route(session, settings, guild_id, stored, unconfigured)
+    return ServerFacts(guild_id, stored, paid, unconfigured, route)
+
+
+async def resolve_server_route(session: AsyncSession, settings: Settings, guild_id: int | None) -> ServerRoute:
+    return (await server_facts(session, settings, guild_id)).route
+
+
+def active_route_of(facts: ServerFacts, personal: PersonalInfo | None) -> ActiveRoute:
+    """The route of one member's turn from what was read (pure: see the module docstring)."""
+    server_route = facts.route
+    required = facts.stored is not None and facts.stored.member_keys_required
     if personal is not None and personal.complete and (personal.override_enabled or required):
         allowed = personal.server_fallback_allowed and not required and bool(server_route.chain)
         target = ModelTarget(personal.provider, personal.model)  # type: ignore[arg-type]
@@ -161,32 +182,57 @@ async def resolve_active_route(
         return ActiveRoute(None, "none", (), personal, blocked="member_key_required")
     if not server_route.chain:
         return ActiveRoute(None, "none", (), personal, blocked="no_route")
-    if server_route.origin == "server":
-        paid = await _key_providers(session, guild_id)
-        stored = await get_server_settings(session, guild_id) if guild_id is not None else None
-        if not any(target.provider in paid or _keyless_on_server(target, stored, paid)
-                   for target in server_route.chain):
-            return ActiveRoute(None, "none", (), personal, blocked="server_keys_required")
+    if server_route.origin == "server" and not any(
+            target.provider in facts.paid or _keyless_on_server(target, facts.stored, set(facts.paid))
+            for target in server_route.chain):
+        return ActiveRoute(None, "none", (), personal, blocked="server_keys_required")
     return ActiveRoute("server", server_route.origin, server_route.chain, personal)
+
+
+async def resolve_active_route(
+    session: AsyncSession, settings: Settings, guild_id: int | None, user_id: int,
+) -> ActiveRoute:
+    facts = await server_facts(session, settings, guild_id)
+    return active_route_of(facts, await effective_personal(session, user_id, guild_id))
+
+
+@dataclass(frozen=True)
+class PoolSource:
+    """Where one target's keys come from: the server's pool of a provider, the
+    operator's environment keys, the keyless lease, or nothing (`configured` says
+    whether any key is configured at all)."""
+
+    kind: Literal["server", "environment", "keyless", "none"]
+    configured: bool = True
+
+
+def pool_source(facts: ServerFacts, settings: Settings, target: ModelTarget) -> PoolSource:
+    """The server's pool for the provider; the operator's environment keys only for
+    exactly the operator's target on a server with no provider configuration; the
+    keyless lease for a keyless custom endpoint (see the module docstring)."""
+    if facts.guild_id is not None and target.provider in facts.paid:
+        return PoolSource("server")
+    if not facts.unconfigured:
+        keyless = _keyless_on_server(target, facts.stored, set(facts.paid))
+        return PoolSource("keyless") if keyless else PoolSource("none", configured=False)
+    if target != _environment_target(settings):
+        return PoolSource("none", configured=False)
+    if _keyless_default(target, settings):
+        return PoolSource("keyless")
+    return PoolSource("environment")
 
 
 async def server_key_pool(
     session: AsyncSession, vault: Vault, settings: Settings, guild_id: int | None,
     target: ModelTarget, now: datetime,
 ) -> list[KeyLease]:
-    """Usable keys for one target of a server route: the server's pool for the provider;
-    the operator's environment keys only for exactly the operator's target on a server
-    with no provider configuration; the keyless lease for a keyless custom endpoint (see
-    the module docstring). An empty pool says whether any key is configured at all."""
-    paid = await _key_providers(session, guild_id)
-    if guild_id is not None and target.provider in paid:
+    """Usable keys for one target of a server route (`pool_source` says which). An empty
+    pool says whether any key is configured at all."""
+    facts = await server_facts(session, settings, guild_id)
+    source = pool_source(facts, settings, target)
+    if source.kind == "server":
+        assert guild_id is not None
         return await usable_server_keys(session, vault, guild_id, target.provider, now)
-    unconfigured = await _unconfigured(session, guild_id)
-    if not unconfigured:
-        stored = await get_server_settings(session, guild_id) if guild_id is not None else None
-        return KeyPool([KEYLESS_LEASE]) if _keyless_on_server(target, stored, paid) else KeyPool(configured=False)
-    if target != _environment_target(settings):
-        return KeyPool(configured=False)
-    if _keyless_default(target, settings):
-        return KeyPool([KEYLESS_LEASE])
-    return await usable_environment_keys(session, settings.default_text_api_keys(), now)
+    if source.kind == "environment":
+        return await usable_environment_keys(session, settings.default_text_api_keys(), now)
+    return KeyPool([KEYLESS_LEASE]) if source.kind == "keyless" else KeyPool(configured=source.configured)

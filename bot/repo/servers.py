@@ -22,6 +22,7 @@ from bot.repo.common import (
     printable,
     refuse_control,
 )
+from bot.repo.versions import config_write
 from providers import KNOWN_PROVIDERS
 
 MAX_MODEL_LENGTH = 200
@@ -102,6 +103,7 @@ async def _text_config(session: AsyncSession, guild_id: int) -> ServerTextConfig
 
 
 @conflicts_as("conflict")
+@config_write("server", "guild_id")
 async def set_text_model(session: AsyncSession, guild_id: int, provider: str, model: str) -> ModelTarget:
     """The primary route. A base URL is kept but only used while the provider is custom."""
     target = ModelTarget(check_provider(provider), check_model(model))
@@ -114,6 +116,7 @@ async def set_text_model(session: AsyncSession, guild_id: int, provider: str, mo
 
 
 @conflicts_as("conflict")
+@config_write("server", "guild_id")
 async def set_custom_endpoint(session: AsyncSession, guild_id: int, base_url: str, model: str | None) -> ModelTarget:
     """Switch the server to the custom provider at `base_url` (already address-checked)."""
     base_url = check_base_url(base_url)
@@ -135,18 +138,21 @@ async def _server(session: AsyncSession, guild_id: int) -> Server:
 
 
 @conflicts_as("conflict")
+@config_write("server", "guild_id")
 async def set_thought_log_channel(session: AsyncSession, guild_id: int, channel_id: int | None) -> None:
     (await _server(session, guild_id)).thought_log_channel_id = channel_id
     await session.flush()
 
 
 @conflicts_as("conflict")
+@config_write("server", "guild_id")
 async def set_member_keys_required(session: AsyncSession, guild_id: int, required: bool) -> None:
     (await _server(session, guild_id)).member_keys_required = required
     await session.flush()
 
 
 @conflicts_as("conflict")
+@config_write("server", "guild_id")
 async def set_verbatim_tool_calling(session: AsyncSession, guild_id: int, enabled: bool) -> None:
     row = await _one_row_per_server(session, ServerCapabilities, guild_id)
     row.verbatim_tool_calling_enabled = enabled
@@ -161,6 +167,7 @@ async def list_fallbacks(session: AsyncSession, guild_id: int) -> list[ModelTarg
 
 
 @conflicts_as("conflict")
+@config_write("server", "guild_id")
 async def add_fallback(session: AsyncSession, guild_id: int, provider: str, model: str) -> int:
     """Append to the chain; returns the 1-based position shown to the manager."""
     target = ModelTarget(check_provider(provider), check_model(model))
@@ -188,6 +195,7 @@ async def add_fallback(session: AsyncSession, guild_id: int, provider: str, mode
 
 
 @conflicts_as("conflict")
+@config_write("server", "guild_id")
 async def remove_fallback(session: AsyncSession, guild_id: int, position: int) -> ModelTarget | None:
     """Remove the entry at a 1-based position and close the gap (row by row, ascending,
     so the unique (guild, position) constraint holds after every statement)."""

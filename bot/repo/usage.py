@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.models import MessageHour, ModelPrice, UsageDay, UsageLimits
 from bot.repo.common import RepositoryError, ensure_server, insert_for
 from bot.repo.servers import check_model
+from bot.repo.versions import config_write
 from bot.usage.tokens import TokenCounts
 
 # Who pays: the member's own key, the server's keys, or the operator's environment default.
@@ -154,6 +155,7 @@ def _limit(value: int | None, current: int | None) -> int | None:
     return value or None
 
 
+@config_write("server", "guild_id")
 async def set_limits(session: AsyncSession, guild_id: int, messages_per_hour: int | None = None,
                      tokens_per_day: int | None = None, server_tokens_per_day: int | None = None) -> Limits:
     """Change the given limits (each checked before anything is written)."""
@@ -172,6 +174,7 @@ def _price(value: float) -> float:
     return float(value)
 
 
+@config_write("server", "guild_id")
 async def set_price(session: AsyncSession, guild_id: int, model: str, input_per_million: float,
                     output_per_million: float) -> str:
     """Store what the server pays per million input and output tokens of `model`."""

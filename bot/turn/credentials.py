@@ -1,8 +1,9 @@
 """Where a turn gets its route and keys, and where it writes key health.
 
-`DatabaseCredentials` reads everything fresh from the shared database on every call
-(cool-downs set by another shard are seen at once). `EnvironmentCredentials` serves a
-bot that has no database: the operator's DEFAULT_TEXT_* route and key pool, in
+`DatabaseCredentials` reads routes and pools from the configuration cache, which a
+change in any shard invalidates (a rest another shard set is seen after its next poll;
+one set here at once, `bot.turn.key_use`), and writes key health in batches off the
+answer's path. `EnvironmentCredentials` serves a bot that has no database: the operator's DEFAULT_TEXT_* route and key pool, in
 configured order, with no health kept. Both own the clock that decides which keys
 still rest, so nothing else in the turn needs one.
 """
@@ -15,12 +16,19 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from bot import repo
+from bot.config_cache import ConfigCache
 from bot.repo import ActiveRoute, KeyLease, KeyRef, ModelTarget, PersonalInfo
+from bot.repo.keys import KEYLESS_LEASE, KeyPool, usable_leases
+from bot.repo.personal import personal_lease
+from bot.repo.routes import active_route_of, pool_source
 from bot.settings import Settings
-from bot.vault import Vault, VaultError, fingerprint, mask
+from bot.turn.key_use import KeyUse
+from bot.vault import Vault, VaultError, fingerprint, last4, mask, masked_tail
+from bot.write_behind import WriteBehind
 
 if TYPE_CHECKING:
     from bot.turn.policy import Step
@@ -33,7 +41,26 @@ def utc_now() -> datetime:
 
 
 class CredentialsUnavailable(Exception):
-    """The database cannot be read: the turn cannot know the route or the keys."""
+    """The database cannot be read: the turn cannot know the route or the keys.
+
+    `busy` when the database is there but did not answer in time (every pooled
+    connection taken, or SQLite's write lock held past its busy timeout): the member is
+    asked to try again in a moment rather than told the database is down."""
+
+    def __init__(self, cause: BaseException) -> None:
+        super().__init__(type(cause).__name__)
+        self.busy = is_busy(cause)
+
+    @property
+    def notice(self) -> str:
+        return "chat.database_busy" if self.busy else "chat.database_down"
+
+
+def is_busy(cause: BaseException) -> bool:
+    """A pool timeout, or SQLite's "database is locked": the database is there, only busy."""
+    if isinstance(cause, PoolTimeout):
+        return True
+    return isinstance(cause, OperationalError) and "locked" in str(cause.orig).lower()
 
 CredentialSource = Literal["personal", "server"]
 
@@ -88,59 +115,71 @@ class Credentials(Protocol):
 
 
 class DatabaseCredentials:
-    """Route, pools and key health from the database (one short transaction per call)."""
+    """Route and pools from the configuration cache (`bot.config_cache`, read from the
+    database once per change), key health written in batches (`bot.write_behind`)."""
 
-    def __init__(self, sessions: Callable, vault: Vault, settings: Settings,
+    def __init__(self, config: ConfigCache, vault: Vault, writes: WriteBehind,
                  clock: Callable[[], datetime] = utc_now) -> None:
-        self._sessions = sessions
+        self._config = config
+        self.sessions = config.sessions  # where usage limits count (`bot.usage.limits`)
         self._vault = vault
-        self._settings = settings
+        self._settings = config.settings
+        self._writes = writes
+        self._use = KeyUse()
         self.now = clock
         self.fallback: Credentials | None = (
-            EnvironmentCredentials(settings, clock) if settings.DATABASE_DOWN_USES_DEFAULT else None)
+            EnvironmentCredentials(self._settings, clock) if self._settings.DATABASE_DOWN_USES_DEFAULT else None)
 
     async def route(self, guild_id: int | None, user_id: int) -> TurnRoute:
         try:
-            async with self._sessions() as session:
-                active = await repo.resolve_active_route(session, self._settings, guild_id, user_id)
-                verbatim = False
-                if guild_id is not None:
-                    verbatim = (await repo.get_server_settings(session, guild_id)).verbatim_tool_calling_enabled
+            server = await self._config.server(guild_id)
+            personal = await self._config.personal(user_id, guild_id)
         except (SQLAlchemyError, OSError) as exc:
-            raise CredentialsUnavailable(type(exc).__name__) from exc
-        return TurnRoute(legs_of(active), active.blocked, verbatim)
+            raise CredentialsUnavailable(exc) from exc
+        active = active_route_of(server.facts, personal.info)
+        stored = server.facts.stored
+        return TurnRoute(legs_of(active), active.blocked, bool(stored and stored.verbatim_tool_calling_enabled))
 
     async def pool(self, guild_id: int | None, leg: Leg, target: ModelTarget) -> list[KeyLease]:
         try:
-            return await self._pool(guild_id, leg, target, self.now())
+            return self._use.usable(await self._pool(guild_id, leg, target, self.now()), self.now())
         except VaultError as exc:  # the operator dropped the encryption key these were stored under
             log.error("keys for %s/%s cannot be used: %s", target.provider, target.model, exc)
             return []
         except (SQLAlchemyError, OSError) as exc:
-            raise CredentialsUnavailable(type(exc).__name__) from exc
+            raise CredentialsUnavailable(exc) from exc
 
     async def _pool(self, guild_id: int | None, leg: Leg, target: ModelTarget, now: datetime) -> list[KeyLease]:
-        async with self._sessions() as session:
-            if leg.credential_source == "personal":
-                if leg.personal is None:
-                    return []
-                lease = await repo.usable_personal_key(session, self._vault, leg.personal, now)
-                return [lease] if lease is not None else []
-            return await repo.server_key_pool(session, self._vault, self._settings, guild_id, target, now)
+        if leg.credential_source == "personal":
+            if leg.personal is None:
+                return []
+            lease = personal_lease(self._vault, await self._config.personal(leg.personal.user_id, guild_id), now)
+            return [lease] if lease is not None else []
+        server = await self._config.server(guild_id)
+        source = pool_source(server.facts, self._settings, target)
+        if source.kind == "server":
+            return usable_leases(self._vault, list(server.keys), target.provider, now)
+        if source.kind == "environment":
+            return await self._environment_pool(now)
+        return KeyPool([KEYLESS_LEASE]) if source.kind == "keyless" else KeyPool(configured=source.configured)
+
+    async def _environment_pool(self, now: datetime) -> list[KeyLease]:
+        secrets = self._settings.default_text_api_keys()
+        health = await self._config.environment_health()
+        return KeyPool([KeyLease(KeyRef("environment", fingerprint(s)), masked_tail(last4(s)), s)
+                        for s, h in zip(secrets, health, strict=True) if not h.cooling(now)], configured=bool(secrets))
 
     async def succeeded(self, lease: KeyLease) -> None:
-        try:
-            async with self._sessions() as session, session.begin():
-                await repo.record_key_success(session, lease.ref, self.now())
-        except Exception:  # noqa: BLE001 - health bookkeeping must not end the turn
-            log.exception("recording a key success (%s) failed", lease.masked)
+        """Remembered here at once; written with the next batch."""
+        self._use.used(lease.ref)
+        ref, now = lease.ref, self.now()
+        self._writes.put(lambda session: repo.record_key_success(session, ref, now), "key_health")
 
     async def failed(self, lease: KeyLease, step: Step) -> None:
-        try:
-            async with self._sessions() as session, session.begin():
-                await repo.record_key_failure(session, lease.ref, step.reason, self.now(), step.cool_down_until)
-        except Exception:  # noqa: BLE001 - health bookkeeping must not end the turn
-            log.exception("recording a key failure (%s) failed", lease.masked)
+        """The rest applies here at once; written (and told to other processes) with the next batch."""
+        self._use.rested(lease.ref, step.cool_down_until, self.now())
+        ref, now, reason, until = lease.ref, self.now(), step.reason, step.cool_down_until
+        self._writes.put(lambda session: repo.record_key_failure(session, ref, reason, now, until), "key_health")
 
 
 class EnvironmentCredentials:

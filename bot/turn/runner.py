@@ -83,10 +83,10 @@ async def run_generation_turn(ctx: TurnContext, request: ChatRequest, credential
         return await _run_turn(ctx, request, credentials, tools)
     except CredentialsUnavailable as exc:
         DATABASE_ERRORS.labels("turn").inc()
-        log.error("the database cannot be reached (%s): the turn cannot read its route", exc)
+        log.error("the database cannot be read (%s): the turn cannot read its route", exc)
         if credentials.fallback is None:
-            await say(ctx, "chat.database_down")
-            return TurnOutcome(blocked="database_down")
+            await say(ctx, exc.notice)  # busy: try again in a moment; down: cannot reach it
+            return TurnOutcome(blocked="database_busy" if exc.busy else "database_down")
         return await _run_turn(ctx, request, credentials.fallback, tools)
 
 

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.config_cache import cache_of
 from bot.repo.usage import Limits, get_limits, limited_tokens, messages_in_hour, take_message
 
 if TYPE_CHECKING:  # the turn imports this module: its types only for the checker
@@ -46,7 +47,7 @@ class LimitReached:
 def sessions_of(credentials: Any) -> Callable | None:
     """The database the turn's credentials read (None for the environment-only credentials,
     which have no database to count in)."""
-    return getattr(credentials, "sessions", None) or getattr(credentials, "_sessions", None)
+    return getattr(credentials, "sessions", None)
 
 
 def _next_day(now: datetime) -> datetime:
@@ -62,13 +63,15 @@ class _Refused(Exception):
 
 
 async def reached(sessions: Callable, guild_id: int, user_id: int, now: datetime, *,
-                  take: bool) -> LimitReached | None:
+                  take: bool, limits: Limits | None = None) -> LimitReached | None:
     """The first limit reached, or None; with `take`, an admitted message is counted in
-    its hour. The count comes first in its transaction (on SQLite it takes the write lock
-    before any read, so two processes queue instead of failing), and a token limit found
+    its hour. `limits` as the configuration cache holds them (read here when not given).
+    The count comes first in its transaction (on SQLite it takes the write lock before
+    any read, so two processes queue instead of failing), and a token limit found
     reached afterwards rolls it back."""
-    async with sessions() as session:
-        limits = await get_limits(session, guild_id)
+    if limits is None:
+        async with sessions() as session:
+            limits = await get_limits(session, guild_id)
     if not (limits.messages_per_hour or limits.tokens_per_day or limits.server_tokens_per_day):
         return None
     try:
@@ -108,8 +111,10 @@ async def admit(ctx: TurnContext, route: TurnRoute, credentials: Any,
         return route
     server_pays = route.legs[0].credential_source == LIMITED_LEG
     now = now or datetime.now(UTC)
+    config = cache_of(sessions)
     try:
-        hit = await reached(sessions, ctx.guild_id, ctx.user_id, now, take=server_pays)
+        limits = (await config.server(ctx.guild_id)).limits if config is not None else None
+        hit = await reached(sessions, ctx.guild_id, ctx.user_id, now, take=server_pays, limits=limits)
     except (SQLAlchemyError, OSError) as exc:
         log.error("limits of server %s cannot be read (%s): the turn goes on unlimited", ctx.guild_id, exc)
         return route

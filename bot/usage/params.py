@@ -14,6 +14,7 @@ from collections.abc import Callable
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from bot.config_cache import cache_of
 from bot.repo.params import Params, get_params
 from providers.types import ChatRequest
 
@@ -35,14 +36,20 @@ def apply_params(request: ChatRequest, params: Params) -> ChatRequest:
 
 
 async def with_server_params(sessions: Callable | None, guild_id: int | None, request: ChatRequest) -> ChatRequest:
-    """The request with the server's stored settings; unchanged in a DM, without a
-    database, or when the settings cannot be read (the answer matters more)."""
+    """The request with the server's stored settings (from the configuration cache of
+    `sessions` when they have one); unchanged in a DM, without a database, or when the
+    settings cannot be read (the answer matters more)."""
     if sessions is None or guild_id is None:
         return request
+    config = cache_of(sessions)
     try:
-        async with sessions() as session:
-            params = await get_params(session, guild_id)
+        if config is not None:
+            params = (await config.server(guild_id)).params
+        else:
+            async with sessions() as session:
+                params = await get_params(session, guild_id)
     except (SQLAlchemyError, OSError) as exc:
-        log.error("generation settings of server %s cannot be read (%s): defaults apply", guild_id, exc)
+        # The turn reads the same configuration next and logs and counts the failure once.
+        log.debug("generation settings of server %s cannot be read (%s): defaults apply", guild_id, exc)
         return request
     return apply_params(request, params)

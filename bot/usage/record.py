@@ -1,54 +1,69 @@
-"""Recording what an answer cost, after it was delivered (one short transaction).
+"""Recording what an answer cost, after it was delivered, in a batch off its path.
 
 The row says who asked, where, which model, whose key paid (the member's own, the
-server's, or the operator's environment default) and the UTC day. A failure here is
-logged and never reaches the member: the answer is already on screen.
+server's, or the operator's environment default) and the UTC day. The write is queued
+(`bot.write_behind`): a failure there is logged and counted and never reaches the
+member, whose answer is already on screen.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
-from collections.abc import Callable
 from datetime import UTC, datetime
+from typing import Any
 
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.exc import SQLAlchemyError
 
-from bot.repo.routes import resolve_server_route
+from bot.repo.routes import ServerRoute
 from bot.repo.usage import UsageKey, add_usage
-from bot.settings import Settings
 from bot.turn.context import TurnContext
-from bot.usage.tokens import counts_for
+from bot.usage.tokens import TokenCounts, counts_for
 from providers.types import ChatRequest
 
 log = logging.getLogger(__name__)
 
 
-async def payer(session: AsyncSession, settings: Settings, guild_id: int | None, credential_source: str) -> str:
+def payer(server_route: ServerRoute, credential_source: str) -> str:
     """"personal", "server", or "environment" when the server's route is the operator's default."""
     if credential_source != "server":
         return credential_source
-    route = await resolve_server_route(session, settings, guild_id)
-    return "environment" if route.origin == "environment" else "server"
+    return "environment" if server_route.origin == "environment" else "server"
 
 
-async def record_usage(sessions: Callable | None, settings: Settings, ctx: TurnContext, request: ChatRequest,
-                       outcome: object, now: datetime | None = None) -> None:
-    """Add the answer of `outcome` (a `TurnOutcome`) to its day row; nothing when no
+def usage_of(ctx: TurnContext, request: ChatRequest, outcome: object, now: datetime | None = None,
+             ) -> tuple[UsageKey, TokenCounts, str] | None:
+    """The day row an answer adds to (its payer still to decide), or None when no
     attempt produced anything."""
     result = getattr(outcome, "result", None)
     target = getattr(outcome, "target", None)
     source = getattr(outcome, "credential_source", None)
-    if sessions is None or result is None or target is None or source is None:
-        return
+    if result is None or target is None or source is None:
+        return None
     if result.usage is None and not result.text.strip():
-        return  # a failure before any output: nothing to count
-    counts = counts_for(result.usage, request, result.text)
+        return None  # a failure before any output: nothing to count
     day = (now or datetime.now(UTC)).date()
+    key = UsageKey(ctx.guild_id, ctx.user_id, target.provider, target.model, source, day)
+    return key, counts_for(result.usage, request, result.text), source
+
+
+async def record_usage(bot: Any, ctx: TurnContext, request: ChatRequest, outcome: object,
+                       now: datetime | None = None) -> None:
+    """Queue the answer of `outcome` (a `TurnOutcome`) for its day row: written with the
+    next batch (`bot.writes`), never on the answer's path."""
+    found = usage_of(ctx, request, outcome, now)
+    if bot.sessions is None or found is None:
+        return
+    key, counts, source = found
     try:
-        async with sessions() as session:
-            paid_by = await payer(session, settings, ctx.guild_id, source)
-        key = UsageKey(ctx.guild_id, ctx.user_id, target.provider, target.model, paid_by, day)
-        async with sessions() as session, session.begin():  # the write alone: SQLite's lock is brief
-            await add_usage(session, key, counts)
-    except Exception:  # noqa: BLE001 - bookkeeping must never disturb a delivered answer
-        log.exception("recording the usage of an answer in server %s failed", ctx.guild_id)
+        server = await bot.config.server(ctx.guild_id)
+    except (SQLAlchemyError, OSError):
+        # Unreadable now means (all but always) unreadable for the turn too, which then
+        # answered from the operator's default (DATABASE_DOWN_USES_DEFAULT); the turn
+        # logged and counted the failure. The write waits in the queue for the database.
+        log.debug("server %s configuration unreadable: usage counted as the environment's", ctx.guild_id)
+        paid_by = "environment" if source == "server" else source
+    else:
+        paid_by = payer(server.facts.route, source)
+    key = dataclasses.replace(key, credential_source=paid_by)
+    bot.writes.put(lambda session: add_usage(session, key, counts), "usage")

@@ -28,7 +28,8 @@ from providers.anthropic_native.events import (
 )
 from providers.anthropic_native.request import build_arguments
 from providers.client_pool import ClientKey, ClientPool
-from providers.safe_transport import RedirectRefused, provider_http_client
+from providers.http_transport import Transport, body_pieces, sdk_http_client
+from providers.safe_transport import RedirectRefused
 from providers.sdk_adapter import DEFAULT_TIMEOUT, END_OF_BODY, SdkStreamAdapter, decode_event_data
 from providers.streaming import SSEDecoder, response_timeout
 from providers.types import ChatRequest, ProcessedChunk, ProviderError, RawStreamChunk
@@ -46,8 +47,9 @@ class AnthropicAdapter(SdkStreamAdapter[anthropic.AsyncAnthropic]):
     def __init__(
         self, provider: str, *, api_key: str, model: str, base_url: str | None = None,
         timeout: float | None = DEFAULT_TIMEOUT, clients: ClientPool | None = None,
+        http_transport: Transport | None = None,
     ) -> None:
-        super().__init__(provider, model=model, timeout=timeout, clients=clients)
+        super().__init__(provider, model=model, timeout=timeout, clients=clients, http_transport=http_transport)
         self._client_options: dict[str, Any] = {
             "api_key": api_key, "base_url": base_url, "max_retries": 0, "timeout": timeout,
         }
@@ -57,7 +59,8 @@ class AnthropicAdapter(SdkStreamAdapter[anthropic.AsyncAnthropic]):
         (safe_transport), shared per address when the adapter has a client pool."""
         http_client = self._http(
             ClientKey(self.family, self._client_options["base_url"]),
-            lambda: provider_http_client(anthropic.DefaultAsyncHttpxClient, error_class=AnthropicRedirectRefused),
+            lambda: sdk_http_client(anthropic.DefaultAsyncHttpxClient, transport=self._transport,
+                                    error_class=AnthropicRedirectRefused),
         )
         return anthropic.AsyncAnthropic(**self._client_options, http_client=http_client)
 
@@ -68,7 +71,7 @@ class AnthropicAdapter(SdkStreamAdapter[anthropic.AsyncAnthropic]):
         async with response_timeout(self.timeout):
             response = await opener.__aenter__()
         try:
-            pieces = response.http_response.aiter_bytes()
+            pieces = body_pieces(response.http_response)
             relay = self.relay_events(pieces, SSEDecoder(), PROVIDER, AnthropicStream())
             async with aclosing(relay):
                 async for chunk in relay:
@@ -100,4 +103,5 @@ class AnthropicAdapter(SdkStreamAdapter[anthropic.AsyncAnthropic]):
 
 
 create = AnthropicAdapter.create
-"""Registry entry point (providers.adapter.create_adapter); options: `timeout`, `clients`."""
+"""Registry entry point (providers.adapter.create_adapter); options: `timeout`, `clients`,
+`http_transport`."""

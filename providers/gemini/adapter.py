@@ -42,11 +42,8 @@ from providers.gemini.events import (
 )
 from providers.gemini.request import build_body
 from providers.gemini.sse import GeminiSSEDecoder
-from providers.safe_transport import (
-    no_redirect_options,
-    provider_http_client,
-    refuse_redirect_middleware,
-)
+from providers.http_transport import Transport, body_pieces, sdk_http_client
+from providers.safe_transport import no_redirect_options, refuse_redirect_middleware
 from providers.sdk_adapter import DEFAULT_TIMEOUT, END_OF_BODY, SdkStreamAdapter, decode_event_data
 from providers.streaming import response_timeout
 from providers.types import ChatRequest, ProcessedChunk, ProviderError, RawStreamChunk
@@ -58,7 +55,7 @@ API_VERSION = "v1beta"
 def _byte_pieces(transport: Any) -> AsyncIterator[bytes]:
     # httpx2 first: reading a streamed httpx2.Response's `content` raises before `read()`.
     if hasattr(transport, "aiter_bytes"):  # httpx2.Response (the shared client's transport)
-        return transport.aiter_bytes()
+        return body_pieces(transport)
     return transport.content.iter_any()  # aiohttp.ClientResponse
 
 
@@ -92,9 +89,9 @@ class SharedGeminiTransport:
     ssl_context: ssl.SSLContext
 
     @classmethod
-    def new(cls) -> SharedGeminiTransport:
+    def new(cls, transport: Transport = "httpx") -> SharedGeminiTransport:
         context = httpx2.create_ssl_context()
-        return cls(provider_http_client(httpx2.AsyncClient),
+        return cls(sdk_http_client(httpx2.AsyncClient, transport=transport),
                    httpx2.Client(verify=context, follow_redirects=False), context)
 
     async def aclose(self) -> None:
@@ -106,14 +103,14 @@ class GeminiAdapter(SdkStreamAdapter[genai.Client]):
     """One configured client; every `start_stream` call makes its own stream state."""
 
     family = "gemini"
-    option_names = frozenset({"timeout", "api_version", "clients"})
+    option_names = frozenset({"timeout", "api_version", "clients", "http_transport"})
 
     def __init__(
         self, provider: str, *, api_key: str, model: str, base_url: str | None = None,
         timeout: float | None = DEFAULT_TIMEOUT, api_version: str = API_VERSION,
-        clients: ClientPool | None = None,
+        clients: ClientPool | None = None, http_transport: Transport | None = None,
     ) -> None:
-        super().__init__(provider, model=model, timeout=timeout, clients=clients)
+        super().__init__(provider, model=model, timeout=timeout, clients=clients, http_transport=http_transport)
         self._api_key = api_key
         self._base_url = base_url
         # No HttpOptions.timeout: with aiohttp it is a *total* deadline that would cut
@@ -128,7 +125,8 @@ class GeminiAdapter(SdkStreamAdapter[genai.Client]):
         """The SDK client with this adapter's key; on the pool's shared transport if pooled."""
         if self._clients is None:
             return genai.Client(api_key=self._api_key, http_options=self._http_options)
-        shared = self._http(ClientKey(self.family, self._base_url), SharedGeminiTransport.new)
+        shared = self._http(ClientKey(self.family, self._base_url),
+                            lambda: SharedGeminiTransport.new(self._transport))
         options = self._http_options.model_copy(update={
             "httpx_client": shared.sync_client, "httpx_async_client": shared.async_client,
             "async_client_args": {"ssl": shared.ssl_context},

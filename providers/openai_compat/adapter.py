@@ -16,6 +16,7 @@ import openai
 from providers.client_pool import ClientKey, ClientPool
 from providers.endpoint_check import EndpointPolicy
 from providers.errors import classify_error_body, classify_failure, error_fields
+from providers.http_transport import Transport, body_pieces, sdk_http_client
 from providers.openai_compat.normalize import (
     END_OF_BODY,
     FAILURE,
@@ -24,7 +25,6 @@ from providers.openai_compat.normalize import (
     process_event,
 )
 from providers.openai_compat.request import DEFAULT_BASE_URLS, FAMILY, build_request
-from providers.safe_transport import provider_http_client
 from providers.sdk_adapter import DEFAULT_TIMEOUT, SdkStreamAdapter
 from providers.streaming import (
     SSEDecoder,
@@ -49,7 +49,8 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
     family = "openai_compat"
     repr_fields = ("provider", "model", "base_url")
     option_names = frozenset(
-        {"timeout", "connect_timeout", "verbatim_tool_calling", "default_headers", "endpoint_policy", "clients"}
+        {"timeout", "connect_timeout", "verbatim_tool_calling", "default_headers", "endpoint_policy", "clients",
+         "http_transport"}
     )
 
     def __init__(
@@ -65,6 +66,7 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
         default_headers: dict[str, str] | None = None,
         endpoint_policy: EndpointPolicy | None = None,
         clients: ClientPool | None = None,
+        http_transport: Transport | None = None,
     ) -> None:
         if provider not in FAMILY:
             raise ValueError(f"{provider!r} is not an OpenAI-compatible provider; expected one of {FAMILY}")
@@ -74,13 +76,15 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
             base_url = DEFAULT_BASE_URLS[provider]
         if not api_key and provider != "custom":
             raise ValueError(f"the {provider} provider needs an API key; only a custom endpoint may have none")
-        super().__init__(provider, model=model, timeout=timeout, clients=clients)
+        super().__init__(provider, model=model, timeout=timeout, clients=clients, http_transport=http_transport)
         self._no_auth: dict[str, Any] = {} if api_key else {"extra_headers": {"Authorization": openai.Omit()}}
         self.base_url = base_url
         self.verbatim_tool_calling = bool(verbatim_tool_calling)
         # Only a custom endpoint (typed in Discord) has its connections checked; without a
         # policy it may reach public addresses only.
         self._endpoint_policy = (endpoint_policy or EndpointPolicy()) if provider == "custom" else None
+        # The operator's word that custom endpoints take `reasoning_effort` (reasoning.py).
+        self._custom_effort = self._endpoint_policy is not None and self._endpoint_policy.reasoning_effort
         self._client_options: dict[str, Any] = {
             "api_key": api_key or KEYLESS_PLACEHOLDER,
             "base_url": base_url,
@@ -97,7 +101,7 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
         policy = self._endpoint_policy
         http_client = self._http(
             ClientKey(self.family, self.base_url, policy),
-            lambda: provider_http_client(openai.DefaultAsyncHttpxClient, policy=policy),
+            lambda: sdk_http_client(openai.DefaultAsyncHttpxClient, transport=self._transport, policy=policy),
         )
         return openai.AsyncOpenAI(**self._client_options, http_client=http_client)
 
@@ -111,14 +115,15 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
         shared = {"stream": state}
         provider = self.provider
         manager = self._sdk().chat.completions.with_streaming_response.create(
-            **build_request(self.provider, self.model, request), **self._no_auth
+            **build_request(self.provider, self.model, request, custom_reasoning_effort=self._custom_effort),
+            **self._no_auth
         )
         async with response_timeout(self.timeout):
             response = await manager.__aenter__()
         try:
             decoder = SSEDecoder()
             try:
-                async for piece in with_inactivity_timeout(response.iter_bytes(), self.timeout):
+                async for piece in with_inactivity_timeout(body_pieces(response.http_response), self.timeout):
                     for event in decoder.feed(piece):
                         yield RawStreamChunk(event, provider, shared)
             except Exception as exc:  # noqa: BLE001 - becomes held text + an error chunk
@@ -176,7 +181,9 @@ create = OpenAICompatAdapter.create
 Options: `timeout` (seconds, inactivity and first response; default 120, None for no
 bound), `connect_timeout`, `verbatim_tool_calling` (custom only), `default_headers`,
 `endpoint_policy` (custom only: an `EndpointPolicy`, e.g. `EndpointPolicy(allow_private=True)`
-for ALLOW_PRIVATE_ENDPOINTS; by default only public addresses are reached), `clients` (a
-`ClientPool` whose shared HTTP client the SDK client uses).
+for ALLOW_PRIVATE_ENDPOINTS; by default only public addresses are reached and no
+`reasoning_effort` is sent), `clients` (a `ClientPool` whose shared HTTP client the SDK
+client uses), `http_transport` ("aiohttp" or "httpx": what the HTTP client sends through; default the
+pool's, else httpx2's own; providers/http_transport.py).
 Others are ignored so one option set can be passed to any provider.
 """

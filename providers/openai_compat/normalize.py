@@ -3,7 +3,7 @@
 `StreamState` is everything one stream needs to remember (guards, partial tool calls,
 reasoning to replay, usage); `process_event` is a pure function of that state and one
 SSE event. Usage (usually in the last chunk) and the finish reason are converted once,
-into the `done` chunk (`openai_usage`, FINISH_REASONS). The per-event path parses with
+into the `done` chunk (`providers/openai_compat/done.py`). The per-event path parses with
 jiter and touches only plain dicts: a typed object per chunk is what makes the SDK's own
 iteration ~20x slower than the bytes.
 """
@@ -15,8 +15,9 @@ from typing import Any
 
 import jiter
 
-from providers.done_report import count, done_chunk, finish_reason_of, merge_report, usage_of
+from providers.done_report import done_chunk, finish_reason_of, merge_report
 from providers.errors import STREAM_INTERRUPTED, classify_error_body, classify_failure
+from providers.openai_compat.done import FINISH_REASONS, openai_usage
 from providers.openai_compat.request import REASONING_CONTENT_REPLAY
 from providers.streaming import SSEEvent
 from providers.text.json_repair import parse_tool_arguments
@@ -26,12 +27,10 @@ from providers.text.think_stripper import ThinkBlockContentStripper
 from providers.text.verbatim_tool_calls import VerbatimToolCallParser
 from providers.types import (
     ChatRequest,
-    FinishReason,
     FunctionCall,
     ProcessedChunk,
     ProviderError,
     ThoughtLogEntry,
-    Usage,
 )
 
 END_OF_BODY: SSEEvent = ("__end_of_body__", b"")
@@ -78,37 +77,6 @@ def new_stream_state(provider: str, request: ChatRequest, *, verbatim_tool_calli
         stripper=ThinkBlockContentStripper(),
         spill=ReasoningContentSpillGuard(),
         verbatim=verbatim,
-    )
-
-
-FINISH_REASONS: dict[str, FinishReason] = {
-    "stop": "stop",
-    "length": "length",
-    "tool_calls": "tool_calls",
-    "function_call": "tool_calls",  # the deprecated single-function form
-    "content_filter": "content_filter",
-}
-
-
-def _detail(usage: dict[str, Any], details: str, name: str) -> int | None:
-    inner = usage.get(details)
-    return count(inner.get(name)) if isinstance(inner, dict) else None
-
-
-def openai_usage(usage: dict[str, Any]) -> Usage | None:
-    """The family's usage object → `Usage`.
-
-    `completion_tokens` already counts the reasoning tokens and `prompt_tokens` the
-    cached ones, as `Usage` wants. DeepSeek reports its cache hits as
-    `prompt_cache_hit_tokens` (newer responses also as `prompt_tokens_details`).
-    """
-    cached = _detail(usage, "prompt_tokens_details", "cached_tokens")
-    if cached is None:
-        cached = count(usage.get("prompt_cache_hit_tokens"))
-    return usage_of(
-        count(usage.get("prompt_tokens")), count(usage.get("completion_tokens")),
-        reasoning_tokens=_detail(usage, "completion_tokens_details", "reasoning_tokens"),
-        cached_input_tokens=cached, total_tokens=count(usage.get("total_tokens")),
     )
 
 

@@ -1,8 +1,9 @@
 """Build one chat-completions request from a `ChatRequest` (pure, no I/O).
 
 Each provider of the family takes the same wire format but differs in a few fields:
-the output-token cap's name, how reasoning is switched on, and which reasoning fields
-must be sent back on an assistant turn that called tools.
+the output-token cap's name, how reasoning is switched on (and for which models:
+`reasoning.py`), and which reasoning fields must be sent back on an assistant turn that
+called tools.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from providers.openai_compat.reasoning import add_reasoning
 from providers.speaker import name_field, with_speaker
 from providers.types import (
     ChatRequest,
@@ -134,21 +136,13 @@ def build_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
     ]
 
 
-def _reasoning(provider: str, request: ChatRequest, body: dict[str, Any], extra: dict[str, Any]) -> None:
-    effort, budget = request.reasoning_effort, request.thinking_budget
-    if effort is None and budget is None:
-        return
-    if provider == "openrouter":
-        extra["reasoning"] = {"max_tokens": budget} if budget is not None else {"effort": effort}
-    elif provider == "zai":
-        extra["thinking"] = {"type": "enabled"}
-    elif provider in ("openai", "custom") and effort is not None:
-        body["reasoning_effort"] = effort
-    # DeepSeek chooses reasoning by model (deepseek-reasoner); there is no switch to send.
+def build_request(provider: str, model: str, request: ChatRequest, *,
+                  custom_reasoning_effort: bool = False) -> dict[str, Any]:
+    """Keyword arguments for `chat.completions.create` (streaming, usage included).
 
-
-def build_request(provider: str, model: str, request: ChatRequest) -> dict[str, Any]:
-    """Keyword arguments for `chat.completions.create` (streaming, usage included)."""
+    Reasoning goes only where the model takes it (`providers/openai_compat/reasoning.py`);
+    a custom endpoint gets `reasoning_effort` only when `custom_reasoning_effort` says so.
+    """
     body: dict[str, Any] = {
         "model": model,
         "messages": build_messages(provider, request),
@@ -164,7 +158,7 @@ def build_request(provider: str, model: str, request: ChatRequest) -> dict[str, 
     if request.temperature is not None:
         body["temperature"] = request.temperature
     extra: dict[str, Any] = {}
-    _reasoning(provider, request, body, extra)
+    add_reasoning((provider, model), request, body, extra, custom_effort=custom_reasoning_effort)
     extra.update(request.extra)
     if extra:
         body["extra_body"] = extra

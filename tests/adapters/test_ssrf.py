@@ -23,13 +23,14 @@ import httpcore2
 import pytest
 from aiohttp import web
 
-from providers import create_adapter, normalized_stream
+from providers import create_adapter, http_transport, normalized_stream
 from providers.endpoint_check import (
     EndpointPolicy,
     EndpointRejected,
     IPAddress,
     check_custom_endpoint,
 )
+from providers.http_transport import TRANSPORTS
 from providers.safe_transport import AddressRefused, GuardedBackend, RedirectRefused
 from providers.types import ProviderError
 from tests.support import data_openai as fx
@@ -90,6 +91,13 @@ class Redirector:
     async def __aexit__(self, *exc_info: object) -> None:
         if self._runner is not None:
             await self._runner.cleanup()
+
+
+@pytest.fixture(autouse=True, params=TRANSPORTS)
+def transport(request, monkeypatch):
+    """Every test here runs on both transports the SDK clients can send through."""
+    monkeypatch.setattr(http_transport, "DEFAULT_TRANSPORT", request.param)
+    return request.param
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from discord import app_commands
 from sqlalchemy import func, select
 
 from bot import repo
@@ -17,14 +18,28 @@ from tests.support.fake_discord_server import FakeDiscord
 MANAGE_GUILD_BIT = 1 << 5
 REFUSED = "You need the Manage Server permission for this command."
 GUILD_ONLY = "This command works only inside a server."
+# What the issues named, checked to be among the commands the walk found (the walk itself
+# needs no list: it takes every manager command from the tree).
 KNOWN_MANAGER_COMMANDS = {
     "keys add", "keys list", "keys remove", "model set", "model endpoint", "model fallback add",
-    "model fallback remove", "model fallback list", "settings verbatim-tools", "settings member-keys",
-    "settings thought-log-set", "settings thought-log-clear",
+    "model fallback remove", "model fallback list", "model price", "model params",
+    "settings verbatim-tools", "settings member-keys", "settings thought-log-set", "settings thought-log-clear",
     "persona set", "persona show", "persona clear", "channels mode", "channels allow", "channels deny",
     "channels list", "access block", "access unblock", "access require-role", "access unrequire-role",
-    "access list",
+    "access list", "limits set", "limits show", "usage",
 }
+
+
+def code_manager_commands(bot) -> set[str]:
+    """Every runnable command the bot defines under a root that asks for Manage Server:
+    the walk over what Discord received must find exactly these."""
+    names = set()
+    for found in bot.tree.walk_commands():
+        root = found.root_parent or found
+        if isinstance(found, app_commands.Command) and root.default_permissions is not None \
+                and root.default_permissions.manage_guild:
+            names.add(found.qualified_name)
+    return names
 
 
 def manager_roots(fake: FakeDiscord) -> list[dict[str, Any]]:
@@ -34,8 +49,13 @@ def manager_roots(fake: FakeDiscord) -> list[dict[str, Any]]:
 
 
 def leaves(node: dict[str, Any], path: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], dict]]:
-    """(path below the root, the subcommand) for every runnable subcommand under `node`."""
-    for child in node.get("options") or []:
+    """(path below the root, the subcommand) for every runnable subcommand under `node`;
+    a root without subcommands (`/usage`) is itself the one to run, at path ()."""
+    children = node.get("options") or []
+    if not path and not any(child["type"] in (1, 2) for child in children):
+        yield (), node
+        return
+    for child in children:
         if child["type"] == 1:
             yield (*path, child["name"]), child
         elif child["type"] == 2:
@@ -66,9 +86,13 @@ def filled(fake: FakeDiscord, subcommand: dict[str, Any]) -> tuple[list[dict], d
     return values, resolved
 
 
-def invocation(path: tuple[str, ...], options: list[dict]) -> dict[str, Any]:
+def invocation(path: tuple[str, ...], options: list[dict]) -> list[dict[str, Any]]:
+    """The interaction's options: the values themselves for a root command, else nested
+    in their subcommand (and group)."""
+    if not path:
+        return options
     leaf = sub(path[-1], *options)
-    return group(path[0], leaf) if len(path) == 2 else leaf
+    return [group(path[0], leaf) if len(path) == 2 else leaf]
 
 
 async def test_every_manager_command_refuses_members_without_manage_server(fake_discord, bot_factory):
@@ -76,21 +100,23 @@ async def test_every_manager_command_refuses_members_without_manage_server(fake_
     bot = bot_factory()
     refused_in_server, refused_in_dm = {}, {}
     async with running_bot(fake, bot) as run:
+        defined = code_manager_commands(bot)  # read while the cogs are loaded
         for root in manager_roots(fake):
             for path, subcommand in leaves(root):
                 options, resolved = filled(fake, subcommand)
                 name = " ".join((root["name"], *path))
-                answer = await command(run, fake, root["name"], invocation(path, options),
+                answer = await command(run, fake, root["name"], *invocation(path, options),
                                        permissions=NO_PERMISSIONS, resolved=resolved)
                 refused_in_server[name] = (answer.type, answer.content, answer.ephemeral)
-                in_dm = await command(run, fake, root["name"], invocation(path, options), dm=True,
+                in_dm = await command(run, fake, root["name"], *invocation(path, options), dm=True,
                                       resolved=resolved)
                 refused_in_dm[name] = (in_dm.type, in_dm.content, in_dm.ephemeral)
         async with bot.sessions() as session:
             server = await repo.get_server_settings(session, int(fake.guild_id))
             fallbacks = await repo.list_fallbacks(session, int(fake.guild_id))
             keys = await session.scalar(select(func.count()).select_from(ServerApiKey))
-    assert KNOWN_MANAGER_COMMANDS <= set(refused_in_server)  # the walk really found the tree
+    assert set(refused_in_server) == defined  # the walk really found the tree
+    assert KNOWN_MANAGER_COMMANDS <= set(refused_in_server)
     assert not {"status", "personal key-set"} & set(refused_in_server)
     assert {name: reply for name, reply in refused_in_server.items() if reply != (4, REFUSED, True)} == {}
     assert {name: reply for name, reply in refused_in_dm.items() if reply != (4, GUILD_ONLY, True)} == {}

@@ -15,6 +15,7 @@ from bot.cogs.chat import ChatCog
 from bot.conversation import addresses_bot, strip_bot_mention
 from bot.history import dm_turns
 from bot.settings import Settings, load_settings
+from bot.turn_queue import TurnQueue
 from providers.types import Message
 from tests.support.check_answers import answer_messages, assert_delivered, delivered
 from tests.support.data_openai import long_answer_with_code, openai_stream
@@ -36,6 +37,7 @@ class ChatBot(commands.Bot):
         self.credentials = credentials_for(None, None, settings)
         self.answers = RunningAnswers()
         self.clients = None
+        self.turns = TurnQueue(settings.MAX_CONCURRENT_ANSWERS)
 
     async def setup_hook(self) -> None:
         await self.add_cog(ChatCog(self))
@@ -151,7 +153,7 @@ def test_strip_mention_and_history_shape() -> None:
 
     class Msg:
         def __init__(self, uid: int, content: str) -> None:
-            self.author, self.content = Author(uid), content
+            self.author, self.content, self.attachments = Author(uid), content, []
 
     # DM history: a split answer's messages are one turn; notices and empty messages are not turns.
     dm = [Msg(7, "<@42> question"), Msg(42, "answer, part one"), Msg(42, "-# a notice"), Msg(42, "part two"),

@@ -15,7 +15,7 @@ from tests.support.fake_discord_server import BOT_TOKEN, FakeDiscord
 
 # Discord's permission bits, written out independently of discord.py.
 VIEW_CHANNEL, SEND_MESSAGES, EMBED_LINKS, ATTACH_FILES, READ_HISTORY = 1 << 10, 1 << 11, 1 << 14, 1 << 15, 1 << 16
-SEND_IN_THREADS = 1 << 38
+SEND_IN_THREADS, CREATE_PUBLIC_THREADS = 1 << 38, 1 << 35
 
 
 async def test_the_invite_link_is_logged_with_exactly_the_needed_permissions(
@@ -24,7 +24,8 @@ async def test_the_invite_link_is_logged_with_exactly_the_needed_permissions(
     async with bot_process(fake, {"LOG_LEVEL": "INFO"}, tmp_path) as run:
         await run.wait_for(lambda: "invite the bot" in run.log())
         log = run.log()
-    permissions = VIEW_CHANNEL | SEND_MESSAGES | SEND_IN_THREADS | EMBED_LINKS | ATTACH_FILES | READ_HISTORY
+    permissions = (VIEW_CHANNEL | SEND_MESSAGES | SEND_IN_THREADS | CREATE_PUBLIC_THREADS | EMBED_LINKS
+                   | ATTACH_FILES | READ_HISTORY)
     url = (f"https://discord.com/oauth2/authorize?client_id={fake.application_id}"
            f"&scope=bot+applications.commands&permissions={permissions}")
     assert [line.rsplit(" ", 1)[-1] for line in log.splitlines() if "invite the bot" in line] == [url], log

@@ -7,8 +7,10 @@ from pathlib import Path
 import discord
 
 from bot import migrate
-from bot.db.engine import create_engine, session_factory
+from bot.config_cache import ConfigCache
+from bot.db.engine import create_engine
 from bot.repo import set_thought_log_channel
+from bot.settings import Settings
 from bot.thought_log import Reasoning, configured_channel_id, post_thought_log
 from providers.types import ThoughtLogEntry
 from stream.capture import CapturedBlock
@@ -115,11 +117,11 @@ async def test_channel_id_comes_from_the_server_configuration(tmp_path: Path) ->
     engine = create_engine(f"sqlite+aiosqlite:///{tmp_path / 'bot.sqlite3'}")
     try:
         await migrate.upgrade(engine)
-        sessions = session_factory(engine)
-        assert await configured_channel_id(sessions, 77) is None
-        async with sessions() as session, session.begin():
-            await set_thought_log_channel(session, 77, 1234)
-        assert await configured_channel_id(sessions, 77) == 1234
-        assert await configured_channel_id(sessions, None) is None
+        config = ConfigCache(engine, Settings(_env_file=None))
+        assert await configured_channel_id(config, 77) is None
+        async with config.sessions() as session, session.begin():
+            await set_thought_log_channel(session, 77, 1234)  # a settings write drops the cached copy
+        assert await configured_channel_id(config, 77) == 1234
+        assert await configured_channel_id(config, None) is None
     finally:
         await engine.dispose()

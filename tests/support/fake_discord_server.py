@@ -4,7 +4,10 @@ It speaks exactly what discord.py 2.7.1 needs: JSON bodies with a
 `Content-Type` of exactly `application/json`, JSON-returning interaction callbacks,
 plain JSON text frames on the gateway. Message routes have per-channel rate-limit
 buckets that answer 429 the way Discord does (`Via` header, `retry_after`, `global`)
-and count every 429, so tests can prove pacing never trips them. Every message the bot
+and count every 429, so tests can prove pacing never trips them. Discord's global limit
+(`global_limit` requests per second across all routes, 50 by default as Discord's;
+interaction callbacks and webhooks exempt) answers a global 429 and is counted apart in
+`global_rate_limited` too. Every message the bot
 writes is kept with its edit history, embeds, files and `allowed_mentions`.
 """
 
@@ -24,13 +27,23 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from tests.support.env_loopback import serve_on_loopback
+from tests.support.fake_discord_threads import FakeThreads
 
 BOT_TOKEN = "fake-token-123"
+# Routes Discord does not count against the bot's global limit: interactions and their webhooks.
+GLOBAL_EXEMPT = re.compile(r"/(interactions|webhooks)/")
 _IDS = itertools.count(1_300_000_000_000_000_000)
 
 
 def snowflake() -> str:
     return str(next(_IDS))
+
+
+def skip_ahead(seconds: float) -> None:
+    """Later ids (snowflakes) carry a creation time `seconds` later. discord.py reads a
+    message's time from its id, so a conversation can pause half an hour without waiting."""
+    global _IDS
+    _IDS = itertools.count(next(_IDS) + (round(seconds * 1000) << 22))
 
 
 def _now_iso() -> str:
@@ -61,6 +74,7 @@ class StoredMessage:
     created_at: float = field(default_factory=time.monotonic)
     deleted: bool = False
     webhook_token: str | None = None
+    kind: int | None = None  # Discord's message type when not 0/19 (a thread starter is 21)
 
 
 @dataclass
@@ -104,11 +118,11 @@ class Fault:
     times: int
 
 
-class FakeDiscord:
+class FakeDiscord(FakeThreads):
     """`async with FakeDiscord() as fake:`; the bot talks to `fake.api_url` / `fake.gateway_url`."""
 
     def __init__(self, *, message_limit: int = 5, message_window: float = 5.0,
-                 global_limit: int | None = None, heartbeat_interval: int = 41250) -> None:
+                 global_limit: int | None = 50, heartbeat_interval: int = 41250) -> None:
         self.message_limit = message_limit
         self.message_window = message_window
         self.global_limit = global_limit
@@ -126,9 +140,13 @@ class FakeDiscord:
         self.dm_channel_id = snowflake()
         # Channel id -> Discord permission overwrites sent with the guild (set before the bot starts).
         self.channel_overwrites: dict[str, list[dict[str, Any]]] = {}
+        # More text channels and members for load runs (`populate`), sent with the guild.
+        self.crowd_channels: list[str] = []
+        self.crowd_members: list[dict[str, Any]] = []
         self.messages: dict[str, StoredMessage] = {}
         self.requests: list[RequestRecord] = []
-        self.rate_limited: list[RequestRecord] = []
+        self.rate_limited: list[RequestRecord] = []  # every 429, global ones included
+        self.global_rate_limited: list[RequestRecord] = []  # the global limit's 429s only
         self.commands: dict[str, list[dict[str, Any]]] = {}
         self.interaction_responses: list[dict[str, Any]] = []
         self.typing: list[tuple[str, float]] = []
@@ -144,6 +162,7 @@ class FakeDiscord:
         self.attachment_data: dict[str, bytes] = {}
         self.downloads: list[str] = []
         self._sockets: list[web.WebSocketResponse] = []
+        self._init_threads()
         self._seq = 0
         self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None
@@ -283,18 +302,27 @@ class FakeDiscord:
         joined = _now_iso()
         return {
             "id": self.guild_id, "name": "Fake Guild", "icon": None, "owner_id": self.owner["id"],
-            "unavailable": False, "member_count": 3, "large": False, "features": [],
+            "unavailable": False, "member_count": 3 + len(self.crowd_members), "large": False, "features": [],
             "preferred_locale": "en-US",
             "roles": [{"id": self.guild_id, "name": "@everyone", "permissions": "2248473465835073",
                        "position": 0, "color": 0, "hoist": False, "managed": False, "mentionable": False}],
             "channels": [self._channel(self.channel_id, "general", 0),
-                         self._channel(self.thought_channel_id, "thought-log", 1)],
+                         self._channel(self.thought_channel_id, "thought-log", 1),
+                         *(self._channel(c, f"load-{i}", 2 + i) for i, c in enumerate(self.crowd_channels))],
             "members": [{"user": u, "roles": [], "joined_at": joined, "deaf": False, "mute": False, "flags": 0}
-                        for u in (self.bot_user, self.owner, self.member_user)],
-            "threads": [], "emojis": [], "stickers": [], "voice_states": [], "presences": [],
+                        for u in (self.bot_user, self.owner, self.member_user, *self.crowd_members)],
+            "threads": self.active_threads(), "emojis": [], "stickers": [], "voice_states": [], "presences": [],
             "stage_instances": [], "guild_scheduled_events": [], "soundboard_sounds": [],
             "joined_at": joined,
         }
+
+    def populate(self, channels: int, members: int) -> None:
+        """`channels` more text channels and `members` more members (before the bot starts):
+        a crowd to load the bot with, e.g. 100 channels with 5 members asking in each."""
+        self.crowd_channels = [snowflake() for _ in range(channels)]
+        self.crowd_members = [{"id": snowflake(), "username": f"member{i}", "discriminator": "0",
+                               "global_name": f"Member {i}", "avatar": None, "bot": False}
+                              for i in range(members)]
 
     def _member(self, user: dict[str, Any], permissions: str | None = None) -> dict[str, Any]:
         member = {"roles": [], "joined_at": _now_iso(), "deaf": False, "mute": False, "flags": 0}
@@ -379,7 +407,8 @@ class FakeDiscord:
             "timestamp": _now_iso(), "edited_timestamp": _now_iso() if len(m.history) > 1 else None,
             "tts": False, "mention_everyone": False, "mentions": [], "mention_roles": [],
             "attachments": m.attachments, "embeds": m.embeds, "pinned": False,
-            "type": 19 if m.message_reference else 0, "flags": 0, "components": [],
+            "type": m.kind if m.kind is not None else 19 if m.message_reference else 0, "flags": 0,
+            "components": [],
         }
         if m.message_reference:
             data["message_reference"] = m.message_reference
@@ -436,11 +465,11 @@ class FakeDiscord:
     async def _answer(self, request: web.Request, method: str, path: str, body: Any,
                       files: dict[str, tuple[str, bytes, str]], record: RequestRecord,
                       now: float) -> web.Response:
-        if self.global_limit is not None:
-            if self._global is None:
+        if self.global_limit is not None and not GLOBAL_EXEMPT.match(path):
+            if self._global is None or self._global.limit != self.global_limit:
                 self._global = Bucket("global", self.global_limit, 1.0)
             if not self._take(self._global, now):
-                return self._too_many(record, self._global, now, is_global=True)
+                return self._too_many_global(record, self._global, now)
         bucket = self._bucket_for(method, path)
         if not self._take(bucket, now):
             return self._too_many(record, bucket, now)
@@ -466,17 +495,25 @@ class FakeDiscord:
             return web.Response(status=204, headers=headers)
         return json_response(payload, status, headers)
 
-    def _too_many(self, record: RequestRecord, bucket: Bucket, now: float, *,
-                  is_global: bool = False) -> web.Response:
+    def _too_many(self, record: RequestRecord, bucket: Bucket, now: float) -> web.Response:
         record.status = 429
         self.rate_limited.append(record)
         retry_after = max(bucket.reset_at - now, 0.001)
         headers = {**self._headers(bucket, now), "Via": "1.1 google", "Retry-After": str(int(retry_after) + 1),
-                   "X-RateLimit-Scope": "global" if is_global else "user"}
-        if is_global:
-            headers["X-RateLimit-Global"] = "true"
+                   "X-RateLimit-Scope": "user"}
         return json_response({"message": "You are being rate limited.", "retry_after": round(retry_after, 3),
-                              "global": is_global}, 429, headers)
+                              "global": False}, 429, headers)
+
+    def _too_many_global(self, record: RequestRecord, bucket: Bucket, now: float) -> web.Response:
+        """Discord's global 429: no route bucket headers (none was used), `global: true`."""
+        record.status = 429
+        self.rate_limited.append(record)
+        self.global_rate_limited.append(record)
+        retry_after = max(bucket.reset_at - now, 0.001)
+        headers = {"Via": "1.1 google", "Retry-After": str(int(retry_after) + 1),
+                   "X-RateLimit-Global": "true", "X-RateLimit-Scope": "global"}
+        return json_response({"message": "You are being rate limited.", "retry_after": round(retry_after, 3),
+                              "global": True}, 429, headers)
 
     @staticmethod
     async def _read_body(request: web.Request) -> tuple[Any, dict[str, tuple[str, bytes, str]]]:
@@ -514,6 +551,8 @@ class FakeDiscord:
                 return 200, self.commands[scope]
             if method == "GET":
                 return 200, self.commands.get(m.group(2) or "global", [])
+        if (threaded := self._thread_route(method, path, body)) is not None:
+            return threaded
         if m := re.fullmatch(r"/channels/(\d+)/typing", path):
             self.typing.append((m.group(1), time.monotonic()))
             return 204, None
@@ -523,6 +562,8 @@ class FakeDiscord:
                 return 200, self.message_payload(stored)
             if method == "GET":
                 msgs = [x for x in self.messages.values() if x.channel_id == m.group(1) and not x.deleted]
+                if before := int(request.query.get("before", 0)):  # a history page older than a message
+                    msgs = [x for x in msgs if int(x.id) < before]
                 return 200, [self.message_payload(x) for x in reversed(msgs)][: int(request.query.get("limit", 50))]
         if m := re.fullmatch(r"/channels/(\d+)/messages/(\d+)", path):
             return self._existing(method, m.group(2), body or {}, files)

@@ -4,7 +4,8 @@ It answers the routes the SDKs call (`POST …/chat/completions`, `POST /v1/mess
 `POST /{version}/models/{model}:streamGenerateContent`) with recorded bytes: corpus
 files (with their sidecar's status and content type), error bodies, or bytes a test
 writes itself. It can cut a stream after N bytes or N events (abrupt close), delay
-between events, write in random-sized pieces, and choose the response per API key.
+between events, write in random-sized pieces, choose the response per API key, and
+trickle an OpenAI-style answer as real providers stream one (`Trickle`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import string
+import zlib
 from collections import deque
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -44,6 +47,53 @@ def split_events(body: bytes) -> list[bytes]:
     return events
 
 
+@dataclass(frozen=True)
+class Trickle:
+    """An answer streamed slowly, as a real provider streams one: `rate` chunks per second
+    of `min_chars` to `max_chars` characters for `seconds`, each chunk its own SSE event in
+    its own network write, on a fixed schedule (no drift from the server's own delays).
+
+    The text is a function of a seed (`pieces`): the server seeds it with the question
+    (`seed_of`), so every question gets its own text and a reader can check it exactly.
+    """
+
+    rate: float = 30.0
+    seconds: float = 10.0
+    min_chars: int = 3
+    max_chars: int = 6
+
+    def pieces(self, seed: int) -> list[str]:
+        """The chunks' texts: word-like pieces, the first without its leading space."""
+        rng = random.Random(seed)
+        count = max(1, round(self.rate * self.seconds))
+        out = []
+        for i in range(count):
+            size = rng.randint(self.min_chars, self.max_chars)
+            word = "".join(rng.choices(string.ascii_lowercase, k=size - (i > 0)))
+            out.append(word if i == 0 else " " + word)
+        return out
+
+    def events(self, pieces: list[str]) -> list[bytes]:
+        """The OpenAI chat-completion SSE events of `pieces`, the finish, usage and [DONE]."""
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
+            data = {"id": "trickle", "object": "chat.completion.chunk", "created": 0, "model": "trickle",
+                    "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+            return f"data: {json.dumps(data)}\n\n".encode()
+
+        usage = {"id": "trickle", "object": "chat.completion.chunk", "created": 0, "model": "trickle",
+                 "choices": [], "usage": {"prompt_tokens": 10, "completion_tokens": len(pieces),
+                                          "total_tokens": 10 + len(pieces)}}
+        return ([chunk({"role": "assistant", "content": p}) for p in pieces]
+                + [chunk({}, "stop"), f"data: {json.dumps(usage)}\n\n".encode(), b"data: [DONE]\n\n"])
+
+
+def seed_of(payload: Any) -> int:
+    """A request's seed for a trickled text: its last message, so each question differs."""
+    messages = payload.get("messages") if isinstance(payload, dict) else None
+    last = messages[-1] if messages else None
+    return zlib.crc32(json.dumps(last, sort_keys=True).encode())
+
+
 @dataclass
 class Reply:
     """One scripted HTTP response."""
@@ -58,6 +108,7 @@ class Reply:
     first_byte_delay: float = 0.0
     random_pieces: int | None = None  # seed: write the body in random-sized pieces
     max_piece: int = 64
+    trickle: Trickle | None = None  # stream a seeded answer slowly (the body is not used)
 
     @classmethod
     def sse(cls, events: list[Any], *, done: bool = True, **options: Any) -> Reply:
@@ -112,6 +163,7 @@ class RecordedRequest:
     headers: dict[str, str]
     json: Any
     api_key: str | None
+    text: str | None = None  # the trickled answer's text, when the reply was a trickle
 
 
 def _api_key(request: web.Request) -> str | None:
@@ -174,10 +226,9 @@ class ProviderReplayServer:
         except ValueError:
             payload = None
         key = _api_key(request)
-        self.requests.append(
-            RecordedRequest(request.method, request.path, dict(request.query),
-                            dict(request.headers), payload, key)
-        )
+        record = RecordedRequest(request.method, request.path, dict(request.query),
+                                 dict(request.headers), payload, key)
+        self.requests.append(record)
         reply = self._choose(key)
         if reply is None:
             return web.Response(status=500, text="replay server: no reply scripted")
@@ -190,11 +241,28 @@ class ProviderReplayServer:
                                       headers={"Content-Type": reply.content_type, **reply.headers})
         await response.prepare(request)
         try:
+            if reply.trickle is not None:
+                await self._trickle(response, reply.trickle, record)
+                return response
             await self._write_body(request, response, reply)
         except (ConnectionError, asyncio.CancelledError):
             # The SDK closed the connection (it raised on an error event): nothing to do.
             return response
         return response
+
+    @staticmethod
+    async def _trickle(response: web.StreamResponse, trickle: Trickle, record: RecordedRequest) -> None:
+        """Write the seeded answer one event per write, event i at start + i / rate."""
+        pieces = trickle.pieces(seed_of(record.json))
+        record.text = "".join(pieces)
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        for i, event in enumerate(trickle.events(pieces)):
+            delay = start + i / trickle.rate - loop.time()
+            if delay > 0:
+                await asyncio.sleep(delay)
+            await response.write(event)
+        await response.write_eof()
 
     async def _write_body(self, request: web.Request, response: web.StreamResponse, reply: Reply) -> None:
         events = split_events(reply.body)

@@ -1,16 +1,20 @@
-"""Route legs and the server's capability switch, on a migrated SQLite database."""
+"""Route legs and the server's capability switch, on a migrated SQLite database, read
+through the configuration cache (each write below commits through the cache's own
+sessions, so the next read sees it)."""
 
 from __future__ import annotations
 
 from cryptography.fernet import Fernet
 
 from bot import migrate, repo
-from bot.db.engine import create_engine, session_factory
+from bot.config_cache import ConfigCache
+from bot.db.engine import create_engine
 from bot.repo import KeyLease, KeyRef, ModelTarget
 from bot.settings import load_settings
 from bot.turn.attempts import open_adapter
 from bot.turn.credentials import DatabaseCredentials, EnvironmentCredentials
 from bot.vault import Vault
+from bot.write_behind import WriteBehind
 
 GUILD, MEMBER = 1001, 2002
 
@@ -20,7 +24,9 @@ async def _credentials(tmp_path):
     await migrate.upgrade(engine)
     settings = load_settings(_env_file=None, DATABASE_URL=f"sqlite+aiosqlite:///{tmp_path}/legs.sqlite3")
     vault = Vault([Fernet.generate_key()])
-    return engine, session_factory(engine), vault, DatabaseCredentials(session_factory(engine), vault, settings)
+    config = ConfigCache(engine, settings)
+    writes = WriteBehind(config.sessions, 0.05)
+    return engine, config.sessions, vault, DatabaseCredentials(config, vault, writes)
 
 
 async def test_personal_route_has_a_server_leg_only_when_allowed_and_not_required(tmp_path):

@@ -1,0 +1,161 @@
+"""What reading trickled streams costs per chunk: httpx2 or aiohttp under the SDK, asyncio or uvloop.
+
+    python bench/read_path.py [--streams 500] [--seconds 5]
+
+Real providers send one small event per network write (30 chunks/s of 3-6 characters
+here, `Trickle`), so a bot with many answers open pays the read path once per chunk,
+not once per buffer. Each configuration runs in its own reader process against the
+replay server (this process): `--streams` concurrent answers through the openai adapter
+(`normalized_stream`, the bot's own path, on one shared `ClientPool`), and as the floor
+a bare aiohttp reader with json.loads per event. Reported: the reader process's CPU per
+chunk and the ratio to the floor on the same event loop; also how many events arrived
+per network read (1.0 means the trickle really was one event per read). Figures go to
+bench/results.json as `read_path.<reader>.<loop>.cpu_us_per_chunk` and `..._ratio_to_floor`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from harness import Figures  # noqa: E402
+
+READERS = ("floor", "httpx", "aiohttp")
+LOOPS = ("asyncio", "uvloop")
+WARMUP_STREAMS = 4
+
+
+def question(i: int) -> dict[str, Any]:
+    return {"model": "m", "stream": True, "messages": [{"role": "user", "content": f"question {i}"}]}
+
+
+async def floor_stream(session: Any, url: str, i: int) -> tuple[int, int]:
+    """A bare reader: aiohttp, split events by blank line, json.loads each. (chunks, reads)."""
+    chunks = reads = 0
+    buffer = b""
+    async with session.post(f"{url}/v1/chat/completions", json=question(i)) as response:
+        async for piece in response.content.iter_any():
+            reads += 1
+            buffer += piece
+            *events, buffer = buffer.split(b"\n\n")
+            for event in events:
+                data = event[6:]
+                if data == b"[DONE]":
+                    continue
+                choices = json.loads(data)["choices"]
+                chunks += bool(choices and choices[0]["delta"].get("content"))
+    return chunks, reads
+
+
+async def read_floor(url: str, streams: int) -> tuple[int, int]:
+    import aiohttp
+
+    connector = aiohttp.TCPConnector(limit=0)
+    async with aiohttp.ClientSession(connector=connector) as session:
+        results = await asyncio.gather(*(floor_stream(session, url, i) for i in range(streams)))
+    return sum(r[0] for r in results), sum(r[1] for r in results)
+
+
+async def read_adapter(url: str, streams: int, transport: str) -> tuple[int, int]:
+    from providers import ChatRequest, Message, create_adapter, normalized_stream
+    from providers.client_pool import ClientPool
+
+    pool = ClientPool(transport)  # type: ignore[arg-type]
+    adapter = create_adapter("openai", api_key="sk-bench", model="m", base_url=f"{url}/v1",
+                             timeout=60, clients=pool)
+
+    async def one(i: int) -> int:
+        request = ChatRequest(messages=[Message("user", f"question {i}")])
+        return len([c async for c in normalized_stream(adapter, request) if c.type == "text"])
+
+    try:
+        counts = await asyncio.gather(*(one(i) for i in range(streams)))
+    finally:
+        await pool.aclose()
+    return sum(counts), 0
+
+
+async def read(reader: str, url: str, streams: int) -> dict[str, float]:
+    """Runs in the reader process: its own CPU over the whole read, and what it read.
+
+    A few untimed streams first: first-use costs (SDK models, TLS context) are not per chunk.
+    """
+    read_all = read_floor if reader == "floor" else (lambda u, n: read_adapter(u, n, reader))
+    await read_all(url, WARMUP_STREAMS)
+    cpu, wall = time.process_time(), time.perf_counter()
+    chunks, reads = await read_all(url, streams)
+    return {"cpu": time.process_time() - cpu, "wall": time.perf_counter() - wall,
+            "chunks": chunks, "reads": reads}
+
+
+def reader_main(reader: str, loop: str, url: str, streams: int) -> None:
+    import aiohttp  # noqa: F401 - imports are paid before the timed read
+    import openai  # noqa: F401
+
+    import providers.openai_compat.adapter  # noqa: F401
+    if loop == "uvloop":
+        import uvloop
+
+        result = uvloop.run(read(reader, url, streams))
+    else:
+        result = asyncio.run(read(reader, url, streams))
+    print(json.dumps(result))
+
+
+async def run_reader(reader: str, loop: str, url: str, streams: int) -> dict[str, float]:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, __file__, "--reader", reader, "--loop", loop, "--url", url,
+        "--streams", str(streams), stdout=subprocess.PIPE, cwd=ROOT)
+    out, _ = await process.communicate()
+    if process.returncode != 0:
+        raise SystemExit(f"the {reader}/{loop} reader failed (exit {process.returncode})")
+    return json.loads(out.decode().strip().splitlines()[-1])
+
+
+async def main(streams: int, seconds: float) -> None:
+    from tests.support.fake_provider_server import ProviderReplayServer, Reply, Trickle
+
+    figures = Figures("read_path")
+    trickle = Trickle(seconds=seconds)
+    expected = streams * round(trickle.rate * trickle.seconds)
+    async with ProviderReplayServer() as server:
+        server.reply(Reply(trickle=trickle))
+        for loop in LOOPS:
+            floor_us = None
+            for reader in READERS:
+                result = await run_reader(reader, loop, server.url, streams)
+                if result["chunks"] != expected:
+                    raise SystemExit(f"{reader}/{loop} read {result['chunks']} chunks, expected {expected}")
+                us = figures.add(f"{reader}.{loop}.cpu_us_per_chunk", result["cpu"] / result["chunks"] * 1e6)
+                floor_us = floor_us or us
+                ratio = figures.add_ratio(f"{reader}.{loop}", us, floor_us)
+                per_read = f"   {result['chunks'] / result['reads']:.2f} events/read" if result["reads"] else ""
+                print(f"{reader:>8} on {loop:<8} {us:7.1f} µs CPU per chunk   {ratio:4.2f}x floor{per_read}")
+    figures.add("streams", streams)
+    print(f"figures written to {figures.write()}")
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--streams", type=int, default=500)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--reader", choices=READERS)
+    parser.add_argument("--loop", choices=LOOPS, default="asyncio")
+    parser.add_argument("--url")
+    args = parser.parse_args()
+    if args.reader:
+        reader_main(args.reader, args.loop, args.url, args.streams)
+    else:
+        import uvloop  # the server side on the faster loop, so it keeps the trickle on schedule
+
+        uvloop.run(main(args.streams, args.seconds))

@@ -1,0 +1,268 @@
+"""The configuration an answer reads, kept in this process between settings writes.
+
+A turn reads a server's controls, persona, history depth, generation settings, limits,
+model chain and key pool, and the member's own configuration. Read from the database
+every time, that was about thirty statements per answer; here each server (and member)
+is read once, at once, and kept until its settings change:
+
+- a write by this process drops its copy when the write commits (the repository's
+  `@config_write` functions note what they bumped on the session; `StampedSession`
+  acts on it after the commit);
+- a write by another process sharing the database (a shard) bumps the scope's stamp in
+  the same transaction (`bot.repo.versions`); every `CONFIG_POLL_SECONDS` one query asks
+  for the stamps above the last one seen and drops those copies.
+
+What is kept is what the database holds at rest: keys stay encrypted (the vault opens
+one when a turn leases it) and nothing here is logged. A key's rest set by a failure
+bumps its scope too, so a pool resting in another shard is seen after the next poll.
+Copies are bounded (least recently used go first). When the database cannot be read, a
+kept copy still answers; a copy being loaded when a change arrives is not kept.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Hashable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from sqlalchemy import event, select
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
+from sqlalchemy.orm import Session
+
+from bot.db.models import ConversationSettings, Persona
+from bot.metrics import database_error
+from bot.repo.controls import GuildControls, read_controls
+from bot.repo.conversation import DEFAULT_HISTORY_MESSAGES
+from bot.repo.keys import KeyHealth, StoredKey, environment_key_health, server_key_rows
+from bot.repo.params import Params, get_params
+from bot.repo.personal import PersonalEntry, effective_personal_entry
+from bot.repo.routes import ServerFacts, server_facts
+from bot.repo.usage import Limits, get_limits
+from bot.repo.versions import BUMPED, changed_since, latest_stamp
+from bot.settings import Settings
+
+log = logging.getLogger(__name__)
+
+CACHE_INFO = "config_cache"  # session.info key: the cache this session's commits invalidate
+MAX_SERVERS = 10_000
+MAX_MEMBERS = 50_000
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """Everything the answer path reads of one server (of a DM: `facts.guild_id` None)."""
+
+    facts: ServerFacts
+    controls: GuildControls | None = None
+    personas: Mapping[int | None, str] = field(default_factory=dict)
+    params: Params = Params()
+    limits: Limits = Limits()
+    history_messages: int = DEFAULT_HISTORY_MESSAGES
+    threads_enabled: bool = False
+    keys: tuple[StoredKey, ...] = ()
+
+    def persona(self, channel_id: int) -> str | None:
+        """The channel's persona, else the server's, else None."""
+        return self.personas.get(channel_id, self.personas.get(None))
+
+
+async def load_server(session: AsyncSession, settings: Settings, guild_id: int | None) -> ServerConfig:
+    facts = await server_facts(session, settings, guild_id)
+    if guild_id is None:
+        return ServerConfig(facts)
+    personas = dict((await session.execute(select(Persona.channel_id, Persona.body)
+                                           .where(Persona.guild_id == guild_id))).all())
+    conversation = await session.get(ConversationSettings, guild_id)
+    return ServerConfig(facts, await read_controls(session, guild_id), personas, await get_params(session, guild_id),
+                        await get_limits(session, guild_id),
+                        conversation.history_messages if conversation else DEFAULT_HISTORY_MESSAGES,
+                        bool(conversation and conversation.threads_enabled),
+                        tuple(await server_key_rows(session, guild_id)))
+
+
+def cache_of(sessions: Any) -> ConfigCache | None:
+    """The cache whose session factory `sessions` is (None for a plain factory)."""
+    info = getattr(sessions, "kw", {}).get("info") or {}
+    return info.get(CACHE_INFO)
+
+
+class StampedSession(Session):
+    """A session whose committed settings writes drop this process's cached copies."""
+
+
+@event.listens_for(StampedSession, "after_commit")
+def _drop_committed(session: Session) -> None:
+    cache = session.info.get(CACHE_INFO)
+    for scope, scope_id, stamp in session.info.pop(BUMPED, ()):
+        if cache is not None:
+            cache.invalidate(scope, scope_id)
+            cache.committed_here(stamp)
+
+
+@event.listens_for(StampedSession, "after_rollback")
+def _forget_rolled_back(session: Session) -> None:
+    session.info.pop(BUMPED, None)
+
+
+class _Lru:
+    """A bounded map, least recently used first out."""
+
+    def __init__(self, bound: int) -> None:
+        self.bound = bound
+        self.items: OrderedDict[Hashable, Any] = OrderedDict()
+
+    def get(self, key: Hashable) -> Any:
+        if key in self.items:
+            self.items.move_to_end(key)
+            return self.items[key]
+        return None
+
+    def put(self, key: Hashable, value: Any) -> None:
+        self.items[key] = value
+        self.items.move_to_end(key)
+        while len(self.items) > self.bound:
+            self.items.popitem(last=False)
+
+
+class ConfigCache:
+    """Cached configuration (see the module docstring); `sessions` is the bot's session
+    factory, whose commits invalidate this cache."""
+
+    def __init__(self, engine: AsyncEngine, settings: Settings) -> None:
+        self.settings = settings
+        self.sessions = async_sessionmaker(engine, expire_on_commit=False, sync_session_class=StampedSession,
+                                           info={CACHE_INFO: self})
+        self._servers = _Lru(MAX_SERVERS)
+        self._members = _Lru(MAX_MEMBERS)  # (user id, guild id) -> PersonalEntry
+        self._environment: list[KeyHealth] | None = None
+        self._loading: dict[tuple[int, Hashable], asyncio.Task[Any]] = {}
+        self._epoch = 0  # counts invalidations: a load that saw one is not kept
+        self._seen: int | None = None  # the last stamp the poll saw
+        self._own: set[int] = set()  # stamps this process committed (dropped already at commit)
+        self._poller: asyncio.Task[None] | None = None
+        self._poll_failing = False
+
+    async def server(self, guild_id: int | None) -> ServerConfig:
+        """The server's configuration; raises SQLAlchemyError/OSError when it is not kept
+        and the database cannot be read."""
+        kept = self._servers.get(guild_id)
+        if kept is not None:
+            return kept
+        return await self._load(self._servers, guild_id, lambda s: load_server(s, self.settings, guild_id))
+
+    async def personal(self, user_id: int, guild_id: int | None) -> PersonalEntry:
+        """The member's effective own configuration here (the server's row, else global)."""
+        kept = self._members.get((user_id, guild_id))
+        if kept is not None:
+            return kept
+        return await self._load(self._members, (user_id, guild_id),
+                                lambda s: effective_personal_entry(s, user_id, guild_id))
+
+    async def environment_health(self) -> list[KeyHealth]:
+        """Health of the operator's DEFAULT_TEXT_API_KEYS, in their configured order."""
+        if self._environment is not None:
+            return self._environment
+        epoch = self._epoch
+        async with self.sessions() as session:
+            health = await environment_key_health(session, self.settings.default_text_api_keys())
+        if epoch == self._epoch:
+            self._environment = health
+        return health
+
+    async def _load(self, store: _Lru, key: Hashable, read: Callable[[AsyncSession], Awaitable[T]]) -> T:
+        """One read for every turn asking at once, in its own task (a turn interrupted
+        while waiting does not cancel the others' read); kept unless invalidated meanwhile."""
+        slot = (id(store), key)
+        task = self._loading.get(slot)
+        if task is None:
+            task = asyncio.get_running_loop().create_task(self._read_and_keep(store, key, read))
+            self._loading[slot] = task
+            task.add_done_callback(lambda done: self._loaded(slot, done))
+        return await asyncio.shield(task)
+
+    async def _read_and_keep(self, store: _Lru, key: Hashable, read: Callable[[AsyncSession], Awaitable[T]]) -> T:
+        epoch = self._epoch
+        async with self.sessions() as session:
+            value = await read(session)
+        if epoch == self._epoch:
+            store.put(key, value)
+        return value
+
+    def _loaded(self, slot: tuple[int, Hashable], done: asyncio.Task[Any]) -> None:
+        self._loading.pop(slot, None)
+        if not done.cancelled():
+            done.exception()  # retrieved: the turns that asked raise it themselves
+
+    def invalidate(self, scope: str, scope_id: int) -> None:
+        """Drop what `scope`/`scope_id` covers (called at commit and by the poll)."""
+        self._epoch += 1
+        if scope == "server":
+            self._servers.items.pop(scope_id, None)
+        elif scope == "member":
+            for key in [k for k in self._members.items if k[0] == scope_id]:
+                del self._members.items[key]
+        elif scope == "environment":
+            self._environment = None
+
+    def clear(self) -> None:
+        self._epoch += 1
+        self._servers.items.clear()
+        self._members.items.clear()
+        self._environment = None
+
+    async def poll(self) -> int:
+        """Drop what other processes changed since the last poll; how many scopes.
+
+        A scope's row holds its latest stamp only: when that stamp is one this process
+        committed, the latest change is ours and was dropped at commit already."""
+        async with self.sessions() as session:
+            if self._seen is None:  # first poll: anything kept so far may predate it
+                self._seen = await latest_stamp(session)
+                self.clear()
+                return 0
+            changes = await changed_since(session, self._seen)
+        dropped = 0
+        for change in changes:
+            self._seen = max(self._seen, change.version)
+            if change.version in self._own:  # our own write, its copies dropped at its commit
+                continue
+            self.invalidate(change.scope, change.scope_id)
+            dropped += 1
+        self._own = {stamp for stamp in self._own if stamp > self._seen}
+        return dropped
+
+    def committed_here(self, stamp: int) -> None:
+        """A write of this process committed `stamp`: its poll need not drop it again."""
+        if len(self._own) < MAX_MEMBERS:
+            self._own.add(stamp)
+
+    async def _poll_forever(self, interval: float) -> None:
+        while True:
+            try:
+                await self.poll()
+                if self._poll_failing:
+                    log.info("configuration stamps readable again")
+                self._poll_failing = False
+            except (SQLAlchemyError, OSError) as exc:
+                database_error("config_poll")
+                if not self._poll_failing:  # once per outage, not every second
+                    log.error("configuration stamps unreadable (%s): cached settings kept", type(exc).__name__)
+                self._poll_failing = True
+            await asyncio.sleep(interval)
+
+    def start(self) -> None:
+        """Poll every CONFIG_POLL_SECONDS until `close`."""
+        if self._poller is None:
+            self._poller = asyncio.create_task(self._poll_forever(self.settings.CONFIG_POLL_SECONDS),
+                                               name="config-poll")
+
+    async def close(self) -> None:
+        if self._poller is not None:
+            self._poller.cancel()
+            await asyncio.gather(self._poller, return_exceptions=True)
+            self._poller = None

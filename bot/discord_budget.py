@@ -1,0 +1,241 @@
+"""Discord's global budget: at most N REST requests per second for the whole bot token.
+
+Discord answers a bot that sends more than 50 requests per second across all routes
+(interaction callbacks and their webhook follow-ups aside) with global 429s that stall
+every request. This module is the process's share of that budget, with priorities:
+
+- `URGENT`: an answer's first message, its final edits, deletes of a superseded answer,
+  error notices: they wait for budget, first in line, and are never dropped.
+- `ROUTINE`: everything else (history fetches, typing, thought-log posts, refusals,
+  command sync): they wait for budget behind the urgent ones.
+- `INTERIM`: an interim edit of a streaming answer. It never queues: when a slot is not
+  free right now (or others are waiting, or the slots kept for urgent work are all that
+  is left) it is refused with `BudgetBusy` and a hint of when to try again; the delivery
+  edits later with the newest text instead of sending a stale one late.
+
+The window is a sliding log of our own departures, one second plus a safety margin
+(requests leave in order but may arrive closer together), so any one-second window
+Discord might count holds at most the budget. A token bucket would let a full bucket
+and its refill land in the same second.
+
+Why not a library: aiolimiter (a leaky bucket) has no priorities, no "refuse instead of
+wait" for one class, and reads the loop's clock, so it cannot run on the virtual clock
+the tests use; `limits` is a storage-backed counter with no waiting at all. The logic
+here is small and pure timing on an injected `Clock`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import contextvars
+import heapq
+import itertools
+import logging
+import math
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import TYPE_CHECKING
+
+from stream.clock import Clock, MonotonicClock
+
+if TYPE_CHECKING:
+    from bot.settings import Settings
+
+log = logging.getLogger(__name__)
+
+DISCORD_GLOBAL_LIMIT = 50  # requests per second per bot token, Discord's default
+WINDOW_SECONDS = 1.0
+SAFETY_MARGIN = 0.1  # seconds added to the window for network jitter
+URGENT_SHARE = 0.2  # of the window's slots, kept free of interim edits for urgent work
+
+
+class Priority(IntEnum):
+    """Lower goes first (see the module docstring)."""
+
+    URGENT = 0
+    ROUTINE = 1
+    INTERIM = 2
+
+
+class BudgetBusy(Exception):  # noqa: N818 - a signal, not an error
+    """An interim request was refused: no slot now; try again in `retry_after` seconds."""
+
+    def __init__(self, retry_after: float) -> None:
+        super().__init__(f"global budget busy; retry in {retry_after:.2f} s")
+        self.retry_after = retry_after
+
+
+_PRIORITY: contextvars.ContextVar[Priority] = contextvars.ContextVar("discord_priority",
+                                                                     default=Priority.ROUTINE)
+
+
+def current_priority() -> Priority:
+    """The priority of the request the current task is about to make."""
+    return _PRIORITY.get()
+
+
+@contextlib.contextmanager
+def request_priority(priority: Priority) -> Iterator[None]:
+    """Requests made inside (by this task) carry `priority` to the budget."""
+    token = _PRIORITY.set(priority)
+    try:
+        yield
+    finally:
+        _PRIORITY.reset(token)
+
+
+@dataclass(order=True, slots=True)
+class _Waiter:
+    priority: int
+    seq: int
+    wake: asyncio.Event = field(compare=False, default_factory=asyncio.Event)
+    gone: bool = field(compare=False, default=False)
+
+
+class GlobalBudget:
+    """A sliding window of `capacity` requests per `window` seconds, shared by every task.
+
+    `acquire` waits (urgent before routine, first come first served within one), records
+    the departure and returns the seconds waited; `try_interim` never waits.
+    """
+
+    def __init__(self, rate: float, *, clock: Clock | None = None, margin: float = SAFETY_MARGIN) -> None:
+        if rate <= 0:
+            raise ValueError("rate must be positive (no budget at all is `None`)")
+        # At least one second (Discord's window); slower rates get one request per longer window.
+        self.capacity = max(1, math.floor(rate * WINDOW_SECONDS))
+        self.window = max(WINDOW_SECONDS, self.capacity / rate)
+        self.span = self.window + margin
+        self.interim_capacity = max(1, self.capacity - max(1, round(self.capacity * URGENT_SHARE)))
+        self._clock: Clock = clock or MonotonicClock()
+        self._times: deque[float] = deque()
+        self._waiters: list[_Waiter] = []
+        self._queued = 0
+        self._seq = itertools.count()
+
+    @property
+    def waiting(self) -> int:
+        """Requests queued for a slot now."""
+        return self._queued
+
+    def _free_in(self, now: float, capacity: int) -> float:
+        """Seconds until a request of `capacity`'s class may leave (0: now)."""
+        times = self._times
+        while times and times[0] <= now - self.span:
+            times.popleft()
+        if len(times) < capacity:
+            return 0.0
+        return max(0.0, times[len(times) - capacity] + self.span - now)
+
+    def _head(self) -> _Waiter | None:
+        while self._waiters and self._waiters[0].gone:
+            heapq.heappop(self._waiters)
+        return self._waiters[0] if self._waiters else None
+
+    def try_interim(self) -> None:
+        """Take a slot for an interim edit now, or raise `BudgetBusy` with a retry hint."""
+        now = self._clock.now()
+        delay = self._free_in(now, self.interim_capacity)
+        queued = self.waiting
+        if delay <= 0 and not queued:
+            self._times.append(now)
+            return
+        # The queue ahead leaves at about the window's pace; never hint less than one slot.
+        slot = self.window / self.capacity
+        raise BudgetBusy(max(delay, slot) + queued * slot)
+
+    async def acquire(self, priority: Priority) -> float:
+        """Wait for a slot (interim requests go to `try_interim`); the seconds waited."""
+        if priority >= Priority.INTERIM:
+            self.try_interim()
+            return 0.0
+        clock = self._clock
+        started = clock.now()
+        if self._head() is None and self._free_in(started, self.capacity) <= 0:
+            self._times.append(started)
+            return 0.0
+        waiter = _Waiter(int(priority), next(self._seq))
+        heapq.heappush(self._waiters, waiter)
+        self._queued += 1
+        try:
+            await self._wait_turn(waiter)
+        except BaseException:
+            self._leave(waiter)
+            raise
+        return clock.now() - started
+
+    async def _wait_turn(self, waiter: _Waiter) -> None:
+        """The head of the queue sleeps until a slot frees; the others wait to become head."""
+        clock = self._clock
+        while True:
+            if self._head() is not waiter:
+                waiter.wake.clear()
+                await waiter.wake.wait()
+                continue
+            now = clock.now()
+            delay = self._free_in(now, self.capacity)
+            if delay > 0:
+                await clock.sleep(delay)
+                continue
+            heapq.heappop(self._waiters)
+            waiter.gone = True
+            self._queued -= 1
+            self._times.append(now)
+            self._wake_head()
+            return
+
+    def _leave(self, waiter: _Waiter) -> None:
+        """A cancelled waiter gives up its place; the next head is woken."""
+        if waiter.gone:
+            return
+        waiter.gone = True
+        self._queued -= 1
+        self._wake_head()
+
+    def _wake_head(self) -> None:
+        head = self._head()
+        if head is not None:
+            head.wake.set()
+
+
+def process_rate(global_rate: int, shard_count: int | None, shard_ids: list[int]) -> float | None:
+    """This process's share of the token's budget per second; `None` when there is none.
+
+    `global_rate` 0 means no budget here: a shared REST proxy (DISCORD_API_BASE_URL)
+    enforces it for every process. Processes that split the shards share the budget in
+    proportion to the shards each runs (`len(SHARD_IDS) / SHARD_COUNT`): the shares add
+    up to the whole whichever way the shards are split. One process (no SHARD_IDS) runs
+    every shard and takes it all.
+    """
+    if global_rate <= 0:
+        return None
+    if shard_count and shard_ids:
+        return global_rate * min(len(set(shard_ids)), shard_count) / shard_count
+    return float(global_rate)
+
+
+# Paths (after the REST base) Discord does not count against the bot's global limit:
+# interaction callbacks and the interaction webhooks (follow-ups, the original response).
+EXEMPT_PREFIXES = ("/interactions/", "/webhooks/")
+
+
+def counts_against_global(url: str, api_base: str) -> bool:
+    """Whether a request to `url` uses the bot's global budget: a REST call under
+    `api_base` (not the gateway, not the CDN) other than an interaction's."""
+    if not url.startswith(api_base):
+        return False
+    return not url[len(api_base.rstrip("/")):].startswith(EXEMPT_PREFIXES)
+
+
+def budget_from_settings(settings: Settings, clock: Clock | None = None) -> GlobalBudget | None:
+    """The process's budget from DISCORD_GLOBAL_RATE and the shard split (None: lifted)."""
+    rate = process_rate(settings.DISCORD_GLOBAL_RATE, settings.SHARD_COUNT, settings.SHARD_IDS)
+    if rate is None:
+        if not settings.DISCORD_API_BASE_URL:
+            log.warning("DISCORD_GLOBAL_RATE=0 without a REST proxy in DISCORD_API_BASE_URL: "
+                        "nothing keeps the bot within Discord's global limit")
+        return None
+    return GlobalBudget(rate, clock=clock)

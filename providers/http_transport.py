@@ -1,0 +1,203 @@
+"""The HTTP transport under the SDKs' clients: httpx2's own, or aiohttp, with the same protections.
+
+Why a choice: reading a trickled stream (one small SSE event per network read, as real
+providers send) through httpx2/httpcore2/anyio costs more CPU per event than our whole
+normalization; aiohttp's reader costs less (bench/read_path.py and bench/load.py
+measure both, on asyncio and uvloop). Every family keeps one client type, an
+`httpx2.AsyncClient` (what the openai, anthropic and google-genai SDKs take as their
+`http_client`), and only what sends its requests changes: `AiohttpTransport` here, our
+own small httpx2 transport on one aiohttp session (the SDKs ship one too, but each
+SDK's copy imports that whole SDK, and one maps a lost connection to a timeout).
+
+The aiohttp transport keeps what `safe_transport` guarantees for httpx2:
+- no redirect: aiohttp is told not to follow one, and the httpx2 client above it runs
+  the same refusing response hook (`no_redirect_options`);
+- for a custom endpoint, every connection's address checked and pinned: the
+  connector's resolver (`GuardedResolver`) returns only addresses the policy allows and
+  the connector connects to exactly those (no DNS cache, so each new connection is
+  checked again); a literal address, which aiohttp never hands to a resolver, is
+  checked before the request is sent. No proxy, no environment proxy settings
+  (`trust_env=False`), no Unix socket.
+Its failures reach the SDKs as the httpx2 errors they classify (`_mapped`).
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import AsyncIterator
+from typing import Any, Literal
+
+import aiohttp
+import httpx2
+from aiohttp.abc import AbstractResolver, ResolveResult
+
+from providers.endpoint_check import EndpointPolicy, EndpointRejected
+from providers.safe_transport import (
+    AddressRefused,
+    GuardedTransport,
+    RedirectRefused,
+    no_redirect_options,
+)
+
+Transport = Literal["aiohttp", "httpx"]
+TRANSPORTS: tuple[Transport, ...] = ("aiohttp", "httpx")
+# For an adapter given neither `http_transport` nor a pool (benches, tests): httpx2's own.
+DEFAULT_TRANSPORT: Transport = "httpx"
+
+_CONNECTION_LIMITS = httpx2.Limits(max_connections=1000, max_keepalive_connections=100)
+
+
+def _refused(rejected: EndpointRejected) -> Exception:
+    """A DNS failure stays a connection error (retryable); any other refusal is final."""
+    if rejected.reason == "unresolvable":
+        return socket.gaierror(socket.EAI_NONAME, str(rejected))
+    return AddressRefused(rejected.reason, str(rejected))
+
+
+class GuardedResolver(AbstractResolver):
+    """aiohttp resolver answering only with addresses the policy allows (else it refuses)."""
+
+    def __init__(self, policy: EndpointPolicy) -> None:
+        self._policy = policy
+
+    async def resolve(self, host: str, port: int = 0,
+                      family: socket.AddressFamily = socket.AF_INET) -> list[ResolveResult]:
+        try:
+            addresses = await self._policy.allowed_addresses(host, port)
+        except EndpointRejected as rejected:
+            raise _refused(rejected) from None
+        return [ResolveResult(hostname=host, host=str(address), port=port,
+                              family=socket.AF_INET6 if address.version == 6 else socket.AF_INET,
+                              proto=0, flags=socket.AI_NUMERICHOST)
+                for address in addresses]
+
+    async def close(self) -> None:
+        return None
+
+
+def _mapped(exc: aiohttp.ClientError, *, reading: bool) -> Exception:
+    """An aiohttp failure as the httpx2 error the SDKs classify (timeout, connect, read)."""
+    message = str(exc) or type(exc).__name__
+    if isinstance(exc, aiohttp.ConnectionTimeoutError):
+        return httpx2.ConnectTimeout(message)
+    if isinstance(exc, aiohttp.ServerTimeoutError):
+        return httpx2.ReadTimeout(message)
+    if isinstance(exc, aiohttp.ClientConnectorError) or not reading and isinstance(
+            exc, aiohttp.ClientConnectionError):
+        return httpx2.ConnectError(message)
+    if isinstance(exc, (aiohttp.ClientConnectionError, aiohttp.ClientPayloadError)):
+        return httpx2.ReadError(message)
+    return httpx2.TransportError(message)
+
+
+class _AiohttpBody(httpx2.AsyncByteStream):
+    """A response body as aiohttp hands it over: each network read as it arrives."""
+
+    __slots__ = ("_response",)
+
+    def __init__(self, response: aiohttp.ClientResponse) -> None:
+        self._response = response
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        try:
+            async for piece in self._response.content.iter_any():
+                yield piece
+        except aiohttp.ClientError as exc:
+            raise _mapped(exc, reading=True) from exc
+
+    async def aclose(self) -> None:
+        self._response.release()  # a body read to its end keeps the connection for reuse
+
+
+class AiohttpTransport(httpx2.AsyncBaseTransport):
+    """httpx2 requests sent through one aiohttp session, made on first use (inside the loop).
+
+    With a `policy` (custom endpoints), every connection is resolved by `GuardedResolver`
+    and a literal address is checked before the request; aiohttp never follows a
+    redirect here, and trusts no proxy setting of the environment.
+    """
+
+    def __init__(self, policy: EndpointPolicy | None = None, limits: httpx2.Limits = _CONNECTION_LIMITS) -> None:
+        self._policy = policy
+        self._limits = limits
+        self._ssl = httpx2.create_ssl_context()  # the same certificate store httpx2 verifies with
+        self._session: aiohttp.ClientSession | None = None
+
+    def _open(self) -> aiohttp.ClientSession:
+        options: dict[str, Any] = {"ssl": self._ssl, "limit": self._limits.max_connections or 0,
+                                   "keepalive_timeout": self._limits.keepalive_expiry}
+        if self._policy is not None:  # no DNS cache: each new connection is checked again
+            options.update(resolver=GuardedResolver(self._policy), use_dns_cache=False)
+        self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(**options), trust_env=False)
+        return self._session
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        if self._policy is not None:
+            await _check_literal(self._policy, request.url.host, request.url.port)
+        timeout = request.extensions.get("timeout", {})
+        session = self._session or self._open()
+        try:
+            response = await session.request(
+                request.method, str(request.url), headers=request.headers.multi_items(),
+                data=await request.aread() or None, allow_redirects=False, auto_decompress=False,
+                timeout=aiohttp.ClientTimeout(sock_connect=timeout.get("connect"), sock_read=timeout.get("read"),
+                                              connect=timeout.get("pool")),
+                server_hostname=request.extensions.get("sni_hostname"))
+        except aiohttp.ClientError as exc:
+            raise _mapped(exc, reading=False) from exc
+        return httpx2.Response(response.status, headers=response.raw_headers, stream=_AiohttpBody(response),
+                               request=request, extensions={"http_version": b"HTTP/1.1",
+                                                            "reason_phrase": (response.reason or "").encode()})
+
+    async def aclose(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+
+
+async def _check_literal(policy: EndpointPolicy, host: str, port: int | None) -> None:
+    """A literal address skips every resolver, so it is checked here (a name: by GuardedResolver)."""
+    host = host.strip("[]")
+    try:
+        socket.inet_pton(socket.AF_INET6 if ":" in host else socket.AF_INET, host)
+    except OSError:
+        return
+    try:
+        await policy.allowed_addresses(host, port or 80)
+    except EndpointRejected as rejected:
+        raise _refused(rejected) from None
+
+
+def sdk_http_client(
+    client_class: type[httpx2.AsyncClient] = httpx2.AsyncClient,
+    *,
+    transport: Transport = "httpx",
+    policy: EndpointPolicy | None = None,
+    error_class: type[RedirectRefused] = RedirectRefused,
+) -> httpx2.AsyncClient:
+    """An httpx2 client for an SDK's `http_client=`: no redirects; `policy` guards connections.
+
+    `client_class` is the SDK's own httpx2 client class (its timeouts and pool limits);
+    `transport` picks what sends the bytes (module docstring); `error_class` is the
+    redirect refusal the SDK passes on unwrapped (safe_transport.redirect_hook).
+    """
+    options = no_redirect_options(error_class)
+    if transport == "aiohttp":
+        options["transport"] = AiohttpTransport(policy)
+    elif policy is not None:
+        options["transport"] = GuardedTransport(policy)
+    return client_class(**options)
+
+
+
+def body_pieces(response: httpx2.Response) -> AsyncIterator[bytes]:
+    """A streamed response's body as it arrives, for the adapters' SSE decoders.
+
+    A body sent without a content coding (every provider's event stream) is read
+    straight from the transport's byte stream: httpx2's `aiter_bytes` adds two async
+    generators and a decoder per network read that only pass the bytes on. A compressed
+    body still goes through `aiter_bytes`, which decodes it.
+    """
+    coding = response.headers.get("content-encoding", "").strip().lower()
+    if coding in ("", "identity"):
+        return aiter(response.stream)  # type: ignore[arg-type]
+    return response.aiter_bytes()

@@ -1,0 +1,43 @@
+"""What the OpenAI family's `done` chunk reports: its usage object and finish reasons in
+the contract's vocabulary (the rules every family shares are in `providers/done_report.py`).
+
+The stream merges the usage reports it sees (`merge_report`); `openai_usage` converts
+the merged fields once, at the end.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from providers.done_report import count, usage_of
+from providers.types import FinishReason, Usage
+
+FINISH_REASONS: dict[str, FinishReason] = {
+    "stop": "stop",
+    "length": "length",
+    "tool_calls": "tool_calls",
+    "function_call": "tool_calls",  # the deprecated single-function form
+    "content_filter": "content_filter",
+}
+
+
+def _detail(usage: dict[str, Any], details: str, name: str) -> int | None:
+    inner = usage.get(details)
+    return count(inner.get(name)) if isinstance(inner, dict) else None
+
+
+def openai_usage(usage: dict[str, Any]) -> Usage | None:
+    """The family's usage object → `Usage`.
+
+    `completion_tokens` already counts the reasoning tokens and `prompt_tokens` the
+    cached ones, as `Usage` wants. DeepSeek reports its cache hits as
+    `prompt_cache_hit_tokens` (newer responses also as `prompt_tokens_details`).
+    """
+    cached = _detail(usage, "prompt_tokens_details", "cached_tokens")
+    if cached is None:
+        cached = count(usage.get("prompt_cache_hit_tokens"))
+    return usage_of(
+        count(usage.get("prompt_tokens")), count(usage.get("completion_tokens")),
+        reasoning_tokens=_detail(usage, "completion_tokens_details", "reasoning_tokens"),
+        cached_input_tokens=cached, total_tokens=count(usage.get("total_tokens")),
+    )

@@ -1,0 +1,121 @@
+"""What the SDK clients send through (providers/http_transport.py), with the real SDKs.
+
+The pool's transport (PROVIDER_HTTP_TRANSPORT) is what every family's shared client
+uses; an answer reads the same through either; a compressed body is still decoded;
+the per-stream inactivity timer ends with its stream and never turns somebody else's
+cancellation into a timeout; and the settings that choose the transport and the event
+loop are bounded. The SSRF suite (test_ssrf.py) runs on both transports.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+from collections.abc import AsyncIterator
+
+import pytest
+
+from bot.__main__ import run_on_loop
+from bot.settings import SettingsError, load_settings
+from providers import create_adapter, normalized_stream
+from providers.client_pool import ClientPool
+from providers.http_transport import TRANSPORTS
+from providers.streaming import StreamTimeoutError, with_inactivity_timeout
+from tests.support import data_anthropic, data_gemini, data_openai
+from tests.support.drive_adapter import HELLO, connection, summarize
+from tests.support.fake_provider_server import Reply
+
+REPLIES = {
+    "openai": Reply(body=data_openai.sse_body(data_openai.TEXT)),
+    "anthropic": Reply.named_sse(data_anthropic.ANTHROPIC_REDACTED),
+    "google": Reply(body=data_gemini.GEMINI_THINK_TEXT),
+}
+
+
+def shared_transport_name(pool: ClientPool) -> str:
+    (client,) = pool.shared().values()
+    http = getattr(client, "async_client", client)  # Gemini's bundle holds its httpx2 client
+    return type(http._transport).__name__
+
+
+@pytest.mark.parametrize("provider", list(REPLIES))
+async def test_every_family_answers_the_same_through_either_transport(provider_server, provider):
+    texts = {}
+    for transport in TRANSPORTS:
+        provider_server.reply(REPLIES[provider])
+        pool = ClientPool(transport)
+        adapter = create_adapter(provider, **connection(provider, provider_server.url), timeout=10, clients=pool)
+        outcome = summarize([c async for c in normalized_stream(adapter, HELLO)])
+        assert outcome.error is None and outcome.done is not None, outcome.chunks
+        texts[transport] = outcome.text
+        expected = "AiohttpTransport" if transport == "aiohttp" else "AsyncHTTPTransport"
+        assert shared_transport_name(pool) == expected
+        await pool.aclose()
+    assert texts["aiohttp"] == texts["httpx"] != ""
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_a_gzip_encoded_event_stream_is_still_decoded(provider_server, transport):
+    body = data_openai.sse_body(data_openai.TEXT)
+    provider_server.reply(Reply(body=gzip.compress(body), headers={"Content-Encoding": "gzip"}))
+    plain = Reply(body=body)
+    pool = ClientPool(transport)
+    adapter = create_adapter("openai", **connection("openai", provider_server.url), timeout=10, clients=pool)
+    zipped = summarize([c async for c in normalized_stream(adapter, HELLO)])
+    provider_server.reply(plain)
+    unzipped = summarize([c async for c in normalized_stream(adapter, HELLO)])
+    await pool.aclose()
+    assert zipped.error is None and zipped.text == unzipped.text != ""
+
+
+async def _items(gate: asyncio.Event) -> AsyncIterator[int]:
+    yield 1
+    await gate.wait()
+    yield 2
+
+
+async def test_an_outside_cancellation_is_not_a_timeout() -> None:
+    gate = asyncio.Event()
+    stream = with_inactivity_timeout(_items(gate), 60)
+
+    async def read() -> list[int]:
+        return [item async for item in stream]
+
+    task = asyncio.create_task(read())
+    await asyncio.sleep(0)  # the reader waits for the second item
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
+async def test_a_stall_is_a_timeout_and_an_ended_stream_leaves_no_timer() -> None:
+    stalled = with_inactivity_timeout(_items(asyncio.Event()), 0.01)
+    with pytest.raises(StreamTimeoutError):
+        _ = [item async for item in stalled]
+    gate = asyncio.Event()
+    gate.set()
+    finished = with_inactivity_timeout(_items(gate), 60)
+    assert [item async for item in finished] == [1, 2]
+    assert finished._timer is None  # type: ignore[attr-defined]
+    assert asyncio.current_task().cancelling() == 0  # type: ignore[union-attr]
+
+
+def test_transport_and_event_loop_settings_are_bounded() -> None:
+    settings = load_settings(_env_file=None, PROVIDER_HTTP_TRANSPORT=" HTTPX ", EVENT_LOOP="AsyncIO")
+    assert (settings.PROVIDER_HTTP_TRANSPORT, settings.EVENT_LOOP) == ("httpx", "asyncio")
+    defaults = load_settings(_env_file=None)
+    assert (defaults.PROVIDER_HTTP_TRANSPORT, defaults.EVENT_LOOP) == ("aiohttp", "uvloop")
+    for name, value in (("PROVIDER_HTTP_TRANSPORT", "requests"), ("EVENT_LOOP", "trio")):
+        with pytest.raises(SettingsError, match=name):
+            load_settings(_env_file=None, **{name: value})
+
+
+@pytest.mark.parametrize("choice,module", [("uvloop", "uvloop"), ("asyncio", "asyncio")])
+def test_the_bot_runs_on_the_chosen_event_loop(choice: str, module: str) -> None:
+    seen: list[str] = []
+
+    async def main() -> None:
+        seen.append(type(asyncio.get_running_loop()).__module__.split(".")[0])
+
+    run_on_loop(load_settings(_env_file=None, EVENT_LOOP=choice), main())
+    assert seen == [module]

@@ -1,0 +1,86 @@
+"""`/model params reasoning` reaches each OpenAI-family provider in its own form, and only
+for the models that take it: the request bodies the replay server received, through the
+real openai SDK (the facts per provider are in providers/openai_compat/reasoning.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from providers import ChatRequest, Message
+from providers.endpoint_check import EndpointPolicy
+from tests.support import data_openai as fx
+from tests.support.drive_adapter import served_outcome
+from tests.support.fake_provider_server import Reply
+
+# The replay server is on loopback; the operator also says custom endpoints take the effort.
+OPERATOR_SAYS_SO = EndpointPolicy(allow_private=True, reasoning_effort=True)
+HIGH = ChatRequest(messages=[Message("user", "think first")], reasoning_effort="high")
+BUDGET = ChatRequest(messages=[Message("user", "think first")], thinking_budget=2048)
+
+# (provider, model, adapter options) -> the reasoning fields the body carries; every
+# other reasoning field must be absent.
+CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
+    ("openai", "o4-mini", {}, {"reasoning_effort": "high"}),
+    ("openai", "o3-2025-04-16", {}, {"reasoning_effort": "high"}),
+    ("openai", "o1", {}, {"reasoning_effort": "high"}),
+    ("openai", "gpt-5", {}, {"reasoning_effort": "high"}),
+    ("openai", "gpt-5-mini", {}, {"reasoning_effort": "high"}),
+    ("openai", "gpt-5.1", {}, {"reasoning_effort": "high"}),
+    ("openai", "gpt-oss-120b", {}, {"reasoning_effort": "high"}),
+    ("openai", "gpt-4o-mini", {}, {}),
+    ("openai", "gpt-4.1", {}, {}),
+    ("openai", "gpt-5-chat-latest", {}, {}),
+    ("openai", "o1-mini", {}, {}),
+    ("openai", "m-test", {}, {}),
+    ("openrouter", "openai/gpt-4o-mini", {}, {"reasoning": {"effort": "high"}}),
+    ("openrouter", "anthropic/claude-sonnet-4", {}, {"reasoning": {"effort": "high"}}),
+    ("deepseek", "deepseek-reasoner", {}, {}),
+    ("deepseek", "deepseek-chat", {}, {}),
+    ("deepseek", "deepseek-v4-flash", {}, {"reasoning_effort": "high", "thinking": {"type": "enabled"}}),
+    ("zai", "glm-4.6", {}, {"thinking": {"type": "enabled"}}),
+    ("zai", "glm-5", {}, {"thinking": {"type": "enabled"}}),
+    ("zai", "glm-4.5-air", {}, {"thinking": {"type": "enabled"}}),
+    ("zai", "glm-4-plus", {}, {}),
+    ("custom", "o4-mini", {}, {}),
+    ("custom", "gpt-oss-20b", {"endpoint_policy": OPERATOR_SAYS_SO}, {"reasoning_effort": "high"}),
+]
+REASONING_FIELDS = ("reasoning_effort", "reasoning", "thinking")
+
+
+def reasoning_fields(body: dict[str, Any]) -> dict[str, Any]:
+    """The reasoning fields of one received body (extra_body fields land at the top level)."""
+    return {key: body[key] for key in REASONING_FIELDS if key in body}
+
+
+@pytest.mark.parametrize(("provider", "model", "options", "expected"), CASES,
+                         ids=[f"{p}-{m}{'-operator-on' if o else ''}" for p, m, o, _ in CASES])
+async def test_reasoning_reaches_only_models_that_take_it(provider_server, provider, model, options, expected):
+    provider_server.reply(Reply(body=fx.sse_body(fx.TEXT)))
+    await served_outcome(provider_server, provider, request=HIGH, model=model, **options)
+    assert reasoning_fields(provider_server.requests[-1].json) == expected
+
+
+async def test_no_reasoning_asked_sends_none_anywhere(provider_server):
+    provider_server.reply(Reply(body=fx.sse_body(fx.TEXT)))
+    plain = ChatRequest(messages=[Message("user", "hi")])
+    for provider, model, options, _ in CASES:
+        await served_outcome(provider_server, provider, request=plain, model=model, **options)
+        assert reasoning_fields(provider_server.requests[-1].json) == {}, (provider, model)
+
+
+async def test_a_thinking_budget_goes_to_openrouter_as_max_tokens_and_not_as_an_effort(provider_server):
+    provider_server.reply(Reply(body=fx.sse_body(fx.TEXT)))
+    await served_outcome(provider_server, "openrouter", request=BUDGET, model="anthropic/claude-sonnet-4")
+    await served_outcome(provider_server, "openai", request=BUDGET, model="o4-mini")
+    openrouter, openai = (request.json for request in provider_server.requests[-2:])
+    assert reasoning_fields(openrouter) == {"reasoning": {"max_tokens": 2048}}
+    assert reasoning_fields(openai) == {}  # OpenAI takes an effort, never a budget
+
+
+async def test_the_operators_switch_means_nothing_to_a_hosted_provider(provider_server):
+    provider_server.reply(Reply(body=fx.sse_body(fx.TEXT)))
+    await served_outcome(provider_server, "openai", request=HIGH, model="gpt-4o-mini",
+                         endpoint_policy=OPERATOR_SAYS_SO)
+    assert reasoning_fields(provider_server.requests[-1].json) == {}
