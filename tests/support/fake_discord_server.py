@@ -425,7 +425,10 @@ class FakeDiscord(FakeThreads):
             key = ("channel-message-delete", match.group(1))
             limit, window = self.message_limit, 1.0
         else:
-            key = (f"{method} {re.sub(r'[0-9]{6,}', '{id}', path)}", "")
+            # Like Discord, a route's bucket is per major parameter (the channel, guild or
+            # webhook in the path): typing in one channel does not use up another's.
+            major = re.match(r"/(?:channels|guilds|webhooks)/(\d+)", path)
+            key = (f"{method} {re.sub(r'[0-9]{6,}', '{id}', path)}", major.group(1) if major else "")
             limit, window = 50, 1.0
         bucket = self._buckets.get(key)
         if bucket is None:
