@@ -4,7 +4,9 @@ was given in a thread."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -53,6 +55,15 @@ async def threads_on(run, fake: FakeDiscord) -> None:
     assert (reply.content, reply.ephemeral) == (t("commands.reply.threads_on", "en"), True)
 
 
+@contextlib.asynccontextmanager
+async def threads_bot(fake: FakeDiscord, server: ProviderReplayServer, bot) -> AsyncIterator[tuple[Any, Any]]:
+    """`bot` running against the fakes, configured for the replay provider, threads on."""
+    async with running_bot(fake, bot) as run:
+        await configure_server(bot, fake, server)
+        await threads_on(run, fake)
+        yield bot, run
+
+
 async def test_the_switch_is_a_managers_localized_and_shown_by_status(fake_discord: FakeDiscord, make_bot) -> None:
     fake = fake_discord
     async with running_bot(fake, make_bot()) as run:
@@ -83,10 +94,7 @@ async def test_a_mention_opens_a_thread_and_members_continue_there_without_menti
     server.enqueue(openai_stream("The moon has phases.", piece=6),
                    openai_stream("Because of the angle.", piece=6),
                    openai_stream("You are welcome.", piece=6))
-    bot = make_bot()
-    async with running_bot(fake, bot) as run:
-        await configure_server(bot, fake, server)
-        await threads_on(run, fake)
+    async with threads_bot(fake, server, make_bot()) as (bot, run):
         question = await ask(fake, "tell me about the **moon** and its phases, please, in detail")
         await run.wait_for(lambda: finished(fake, question.id, 1))
         thread = fake.thread_of(question.id)
@@ -121,10 +129,7 @@ async def test_the_thread_history_is_bounded_and_a_split_answer_is_one_turn(
     long_answer = "\n\n".join(paragraph(n) for n in range(3))
     server.enqueue(openai_stream(long_answer, piece=500), openai_stream("Short one.", piece=5),
                    openai_stream("Last one.", piece=5))
-    bot = make_bot()
-    async with running_bot(fake, bot) as run:
-        await configure_server(bot, fake, server)
-        await threads_on(run, fake)
+    async with threads_bot(fake, server, make_bot()) as (bot, run):
         await command(run, fake, "settings", sub("history", opt("messages", 2)))
         question = await ask(fake, "a long story")
         await run.wait_for(lambda: finished(fake, question.id, 3), timeout=20)
@@ -171,10 +176,7 @@ async def test_a_channel_that_denies_creating_threads_is_answered_in_place_witho
     fake.channel_overwrites[fake.channel_id] = [{"id": fake.guild_id, "type": 0, "allow": "0",
                                                  "deny": str(CREATE_PUBLIC_THREADS)}]
     server.reply(openai_stream("Right here.", piece=5))
-    bot = make_bot()
-    async with running_bot(fake, bot) as run:
-        await configure_server(bot, fake, server)
-        await threads_on(run, fake)
+    async with threads_bot(fake, server, make_bot()) as (bot, run):
         await ask(fake, "where?")
         await run.wait_for(lambda: finished(fake, fake.channel_id, 1))
     assert [m.content for m in said(fake, fake.channel_id)] == ["Right here."]
@@ -185,10 +187,7 @@ async def test_in_a_members_thread_only_mentions_are_answered_with_the_reply_cha
         fake_discord: FakeDiscord, provider_server: ProviderReplayServer, make_bot) -> None:
     fake, server = fake_discord, provider_server
     server.enqueue(openai_stream("First.", piece=5), openai_stream("Second.", piece=5))
-    bot = make_bot()
-    async with running_bot(fake, bot) as run:
-        await configure_server(bot, fake, server)
-        await threads_on(run, fake)
+    async with threads_bot(fake, server, make_bot()) as (bot, run):
         topic = await fake.send_user_message("let us talk here", author=fake.owner)
         thread_id = await fake.member_starts_thread(topic.id, fake.owner)
         await fake.send_user_message("no mention, no answer", channel_id=thread_id)
@@ -208,10 +207,7 @@ async def test_after_threads_are_turned_off_the_bots_thread_needs_a_mention_agai
         fake_discord: FakeDiscord, provider_server: ProviderReplayServer, make_bot) -> None:
     fake, server = fake_discord, provider_server
     server.reply(openai_stream("Answer.", piece=5))
-    bot = make_bot()
-    async with running_bot(fake, bot) as run:
-        await configure_server(bot, fake, server)
-        await threads_on(run, fake)
+    async with threads_bot(fake, server, make_bot()) as (bot, run):
         question = await ask(fake, "open a thread")
         await run.wait_for(lambda: finished(fake, question.id, 1))
         await command(run, fake, "settings", sub("threads", opt("enabled", False)))
@@ -258,10 +254,7 @@ async def test_the_bots_thread_continues_after_a_restart(
     """A new process learns the thread from the server's active threads (GUILD_CREATE)."""
     fake, server = fake_discord, provider_server
     server.enqueue(openai_stream("Before.", piece=5), openai_stream("After.", piece=5))
-    bot = make_bot()
-    async with running_bot(fake, bot) as run:
-        await configure_server(bot, fake, server)
-        await threads_on(run, fake)
+    async with threads_bot(fake, server, make_bot()) as (bot, run):
         question = await ask(fake, "remember me")
         await run.wait_for(lambda: finished(fake, question.id, 1))
     async with running_bot(fake, make_bot()) as run:
