@@ -39,7 +39,7 @@ from bot.repo.controls import GuildControls, read_controls
 from bot.repo.conversation import DEFAULT_HISTORY_MESSAGES
 from bot.repo.keys import KeyHealth, StoredKey, environment_key_health, server_key_rows
 from bot.repo.params import Params, get_params
-from bot.repo.personal import PersonalEntry, effective_personal_entry
+from bot.repo.personal import PersonalEntry, effective_personal_entry, members_with_settings
 from bot.repo.routes import ServerFacts, server_facts
 from bot.repo.usage import Limits, get_limits
 from bot.repo.versions import BUMPED, changed_since, latest_stamp
@@ -50,6 +50,7 @@ log = logging.getLogger(__name__)
 CACHE_INFO = "config_cache"  # session.info key: the cache this session's commits invalidate
 MAX_SERVERS = 10_000
 MAX_MEMBERS = 50_000
+NO_PERSONAL = PersonalEntry(None)  # a member without settings of their own
 T = TypeVar("T")
 
 
@@ -146,6 +147,10 @@ class ConfigCache:
         self._own: set[int] = set()  # stamps this process committed (dropped already at commit)
         self._poller: asyncio.Task[None] | None = None
         self._poll_failing = False
+        # Members known to have settings of their own (None until the first poll): most
+        # members have none, and their first question then costs no read. A member
+        # stamped since (here or by another process) joins the set; none ever leaves it.
+        self._configured: set[int] | None = None
 
     async def server(self, guild_id: int | None) -> ServerConfig:
         """The server's configuration; raises SQLAlchemyError/OSError when it is not kept
@@ -157,6 +162,8 @@ class ConfigCache:
 
     async def personal(self, user_id: int, guild_id: int | None) -> PersonalEntry:
         """The member's effective own configuration here (the server's row, else global)."""
+        if self._configured is not None and user_id not in self._configured:
+            return NO_PERSONAL
         kept = self._members.get((user_id, guild_id))
         if kept is not None:
             return kept
@@ -204,6 +211,8 @@ class ConfigCache:
         if scope == "server":
             self._servers.items.pop(scope_id, None)
         elif scope == "member":
+            if self._configured is not None:
+                self._configured.add(scope_id)
             for key in [k for k in self._members.items if k[0] == scope_id]:
                 del self._members.items[key]
         elif scope == "environment":
@@ -222,7 +231,8 @@ class ConfigCache:
         committed, the latest change is ours and was dropped at commit already."""
         async with self.sessions() as session:
             if self._seen is None:  # first poll: anything kept so far may predate it
-                self._seen = await latest_stamp(session)
+                self._seen = await latest_stamp(session)  # before the members: a later write is polled
+                self._configured = await members_with_settings(session)
                 self.clear()
                 return 0
             changes = await changed_since(session, self._seen)

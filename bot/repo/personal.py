@@ -191,6 +191,11 @@ async def effective_personal_entry(session: AsyncSession, user_id: int, guild_id
     return PersonalEntry(_info(row), row.encrypted_key) if row is not None else PersonalEntry(None)
 
 
+async def members_with_settings(session: AsyncSession) -> set[int]:
+    """Every member with a row of their own (a key, a model or a switch, in any scope)."""
+    return set((await session.scalars(select(PersonalConfig.user_id).distinct())).all())
+
+
 def personal_lease(vault: Vault, entry: PersonalEntry, now: datetime) -> KeyLease | None:
     """The member's key unless it rests or cannot be decrypted."""
     info = entry.info

@@ -17,8 +17,9 @@ from bot.repo.params import set_params
 from bot.repo.versions import bump
 from bot.settings import load_settings
 from bot.vault import Vault
+from tests.support.check_database_work import counted
 
-GUILD, ALICE = 5001, 6001
+GUILD, ALICE, BOB = 5001, 6001, 6002
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
 
 
@@ -125,3 +126,32 @@ async def test_writes_racing_in_two_processes_are_never_missed_by_a_poll(engine_
     await writes
     await watcher.poll()
     assert seen == {7000 + n for n in range(20)}
+
+
+async def test_a_member_without_settings_costs_no_read_until_a_process_gives_them_some(engine_factory):
+    """The first question of each new member used to read the database; members with no
+    settings of their own (most) are known from the first poll, and one that gets settings
+    in another process is read again after this one's poll."""
+    here, there = await two_processes(engine_factory)
+    async with there.sessions() as session, session.begin():
+        await repo.set_personal_model(session, ALICE, None, "openai", "gpt-alice")
+    await here.poll()
+    with counted(here.sessions.kw["bind"]) as work:
+        assert (await here.personal(BOB, GUILD)).info is None
+    assert work.statements == []
+    assert (await here.personal(ALICE, GUILD)).info.model == "gpt-alice"  # stamped: read
+    async with there.sessions() as session, session.begin():
+        await repo.set_personal_model(session, BOB, None, "openai", "gpt-bob")
+    assert (await here.personal(BOB, GUILD)).info is None  # not polled yet
+    await here.poll()
+    assert (await here.personal(BOB, GUILD)).info.model == "gpt-bob"
+
+
+async def test_members_configured_before_the_first_poll_are_read(engine_factory):
+    settings = load_settings(_env_file=None)
+    writer = ConfigCache(engine_factory(), settings)
+    async with writer.sessions() as session, session.begin():
+        await repo.set_personal_model(session, ALICE, None, "openai", "gpt-earlier")
+    starting = ConfigCache(engine_factory(), settings)  # a process started after the write
+    await starting.poll()
+    assert (await starting.personal(ALICE, GUILD)).info.model == "gpt-earlier"
