@@ -30,9 +30,8 @@ Discord's global budget (50 requests/s) means 500 first messages take at least 1
 the first-message target cannot hold at 500 answers with the budget on; the default set
 (and `--lifted`) adds the run with the budget lifted (DISCORD_GLOBAL_RATE=0, as behind a
 shared REST proxy that enforces it) to show what the budget costs; the fake Discord then
-still keeps its per-channel limits, and one bucket of 50/s per other route (typing in all
-channels shares one, which real Discord keeps per channel). `--profile PATH` runs cProfile
-inside the bot over the burst (BOT_PROFILE_PATH, SIGUSR1/SIGUSR2) and prints the top
+still keeps its route limits, each per channel (or guild) as Discord keeps them.
+`--profile PATH` runs cProfile inside the bot over the burst (BOT_PROFILE_PATH, SIGUSR1/SIGUSR2) and prints the top
 costs per chunk. Figures go to bench/results.json under `load.<answers>_answers_<channels>_channels[_lifted].*`.
 """
 

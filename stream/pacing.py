@@ -12,6 +12,7 @@ Pure arithmetic on the times it is given: no clock is read here.
 
 from __future__ import annotations
 
+from bisect import insort
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -74,6 +75,18 @@ class EditBudget:
             return  # already out of the window
         if self._header_remaining is not None:
             self._header_remaining += 1
+
+    def settle(self, at: float, now: float) -> None:
+        """The operation recorded at `at` came back at `now`: it counts from then.
+
+        A request may wait before it leaves (for the global budget, behind others), and
+        Discord's window opens when it arrives; counted from when it was asked, our window
+        would close before Discord's. Its return is never earlier than its arrival."""
+        try:
+            self._times.remove(at)
+        except ValueError:
+            return  # already out of the window
+        insort(self._times, now)
 
     def observe(self, info: RateLimitInfo | None, now: float) -> None:
         """Fold in the headers of the response that just arrived."""

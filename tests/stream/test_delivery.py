@@ -254,3 +254,33 @@ async def test_mentions_in_model_text_are_delivered_unchanged():
     text = "@everyone look, <@123> and <@&456> said hi"
     result, sink, _, _ = await drive([scripted_text(text), scripted_done()])
     assert sink.texts() == [text]  # the sink's allowed_mentions, not rewriting, stops pings
+
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    holds=st.lists(st.sampled_from([0.0, 0.0, 0.5, 1.5, 3.0, 4.5]), min_size=1, max_size=60),
+    replies=st.integers(min_value=1, max_value=5),
+    headers=st.booleans(),
+)
+def test_operations_held_before_they_leave_stay_inside_the_channel_budget(holds, replies, headers):
+    """A request that waits before it leaves (for the global budget) counts from when it
+    arrived: a window counted from when it was asked would close before Discord's."""
+    clock = VirtualClock()
+    sink = MemorySink(clock, latency=0.02, report_headers=headers)
+    sink.holds.extend(holds)
+    budgets = ChannelBudgets()
+    text = "steady words arrive " * 120
+
+    async def one():
+        return await stream_into(
+            [scripted_text(p) for p in pieces(text, 12)] + [scripted_done()], clock, sink, gap=0.05,
+            delivery_args={"budget": budgets.for_channel(sink.channel_id)},
+        )
+
+    async def all_replies():
+        return await asyncio.gather(*(one() for _ in range(replies)))
+
+    asyncio.run(clock.run(all_replies()))
+    assert sink.violations == 0
+    assert sorted(len(t) for t in sink.texts()) == sorted(len(p) for p in replies * _split(text))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from stream.pacing import ChannelBudgets, EditBudget
@@ -21,6 +21,25 @@ def test_operations_that_wait_their_delay_never_exceed_the_limit(requests):
         times.append(now)
     for i, start in enumerate(times):
         assert sum(1 for t in times[i:] if t < start + budget.window) <= budget.limit
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.floats(min_value=0, max_value=3), st.floats(min_value=0, max_value=4)), max_size=60))
+@example([(0.0, 4.0)] + [(0.0, 0.0)] * 5)  # the first held 4 s, five more at once when it lands
+def test_operations_held_before_they_arrive_count_from_their_arrival(requests):
+    """One operation at a time, each held a while on its way (the global budget): arrivals,
+    which Discord counts, never exceed the limit per window."""
+    budget = EditBudget()
+    now, arrivals = 0.0, []
+    for gap, held in requests:
+        now += gap
+        now += budget.delay(now, mandatory=True)
+        budget.record(now)
+        asked, now = now, now + held
+        arrivals.append(now)
+        budget.settle(asked, now)
+    for i, start in enumerate(arrivals):
+        assert sum(1 for t in arrivals[i:] if t < start + budget.window) <= budget.limit
 
 
 def test_ordinary_edits_leave_the_reserve_for_the_final_edit():

@@ -53,6 +53,9 @@ class MemorySink:
         self._window_start: float | None = None
         self._count = 0
         self._faults: dict[str, deque[Exception]] = defaultdict(deque)
+        # Seconds the next requests wait before they reach Discord (the bot's global budget
+        # holding them): the bucket counts a request when it arrives, not when it was asked.
+        self.holds: deque[float] = deque()
 
     # -- test controls -------------------------------------------------------------
 
@@ -78,7 +81,9 @@ class MemorySink:
     # -- MessageSink ---------------------------------------------------------------
 
     async def _request(self, kind: str) -> float:
-        """Count the request against the bucket; returns the time it was issued."""
+        """Count the request against the bucket; returns the time it arrived."""
+        if self.holds:
+            await self.clock.sleep(self.holds.popleft())
         now = self.clock.now()
         if kind != "delete":
             if self._window_start is None or now >= self._window_start + self.window:
