@@ -207,8 +207,7 @@ class MessageDelivery:
     async def send_embed(self, embed: EmbedSpec) -> SentMessage | None:
         """Post an embed (an error) after the text, as a reply when nothing else was posted."""
         await self._wait_budget(mandatory=True)
-        recorded_at = self._clock.now()
-        self._budget.record(recorded_at)
+        self._budget.start(self._clock.now())
         self.operations += 1
         try:
             return await self._sink.send_embed(embed, reply=not self.messages)
@@ -216,7 +215,7 @@ class MessageDelivery:
             log.warning("could not post the embed", exc_info=True)
             return None
         finally:
-            self._budget.settle(recorded_at, self._clock.now())
+            self._budget.settle(self._clock.now())
             self._observe()
 
     async def retract(self) -> None:
@@ -376,8 +375,8 @@ class MessageDelivery:
         """Send the segment's first version or edit it; counted, observed, one in flight.
 
         An interim edit is marked so (`interim_operation`): the sink may refuse it for budget."""
-        recorded_at: float | None = self._clock.now()
-        self._budget.record(recorded_at)
+        self._budget.start(self._clock.now())
+        went_out = True
         self.operations += 1
         self._in_flight = asyncio.get_running_loop().create_future()
         try:
@@ -390,13 +389,13 @@ class MessageDelivery:
                 await self._sink.edit(segment.message, content)
             segment.shown = content
         except SinkBusy:
-            self._budget.forget(recorded_at)  # nothing went out: the channel's slot is still free
+            self._budget.forget()  # nothing went out: the channel's slot is still free
             self.operations -= 1
-            recorded_at = None
+            went_out = False
             raise
         finally:
-            if recorded_at is not None:  # it went out, perhaps after waiting: count it from now
-                self._budget.settle(recorded_at, self._clock.now())
+            if went_out:  # perhaps after waiting: it counts from when it came back
+                self._budget.settle(self._clock.now())
             future, self._in_flight = self._in_flight, None
             if future is not None and not future.done():
                 future.set_result(None)

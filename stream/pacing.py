@@ -27,13 +27,20 @@ SAFETY_MARGIN = 0.25
 
 @dataclass(slots=True)
 class EditBudget:
-    """One channel's budget of message operations (sends and edits share it)."""
+    """One channel's budget of message operations (sends and edits share it).
+
+    An operation counts from when it came back (`settle`), not from when it was asked
+    (`start`): a request may wait before it leaves (for the global budget, behind others)
+    and Discord's window opens when it arrives. Until it is back it fills a slot whatever
+    its age, so requests held together cannot land together."""
 
     limit: int = DEFAULT_LIMIT
     window: float = DEFAULT_WINDOW
     reserve: int = DEFAULT_RESERVE
     margin: float = SAFETY_MARGIN
-    _times: deque[float] = field(default_factory=deque)
+    _times: deque[float] = field(default_factory=deque)  # when settled operations came back
+    _on_the_way: int = 0
+    _last_start: float | None = None
     _header_remaining: int | None = None
     _header_reset_at: float | None = None
 
@@ -44,13 +51,16 @@ class EditBudget:
         while times and times[0] <= now - span:
             times.popleft()
         allowed = self.limit if mandatory else max(1, self.limit - self.reserve)
+        used = len(times) + self._on_the_way
         wait = 0.0
-        if len(times) >= allowed:
-            # The oldest operation that must leave the window before we may go.
-            wait = times[len(times) - allowed] + span - now
-        if not mandatory and times:
+        if used >= allowed:
+            leaving = used - allowed + 1  # operations that must leave the window first
+            # Operations on their way fill it: look again once one may have come back.
+            wait = times[leaving - 1] + span - now if leaving <= len(times) else self.margin
+        last = max(times[-1] if times else -span, self._last_start if self._last_start is not None else -span)
+        if not mandatory and used:
             # Spread ordinary edits evenly instead of bursting the budget.
-            wait = max(wait, times[-1] + span / allowed - now)
+            wait = max(wait, last + span / allowed - now)
         reset_at = self._header_reset_at
         if reset_at is not None and self._header_remaining is not None:
             if now >= reset_at:
@@ -61,32 +71,28 @@ class EditBudget:
                     wait = max(wait, reset_at + self.margin - now)
         return max(0.0, wait)
 
-    def record(self, now: float) -> None:
-        """An operation leaves now."""
-        self._times.append(now)
+    def start(self, now: float) -> None:
+        """An operation is asked for now; it fills a slot until it is settled or forgotten."""
+        self._on_the_way += 1
+        self._last_start = now
         if self._header_remaining is not None:
             self._header_remaining -= 1
 
-    def forget(self, at: float) -> None:
-        """The operation recorded at `at` never left (a skipped interim edit): free its slot."""
-        try:
-            self._times.remove(at)
-        except ValueError:
-            return  # already out of the window
+    def settle(self, now: float) -> None:
+        """An operation started earlier came back now (it arrived no later): it counts from now."""
+        self._on_the_way = max(0, self._on_the_way - 1)
+        insort(self._times, now)
+
+    def forget(self) -> None:
+        """An operation started earlier never left (a skipped interim edit): free its slot."""
+        self._on_the_way = max(0, self._on_the_way - 1)
         if self._header_remaining is not None:
             self._header_remaining += 1
 
-    def settle(self, at: float, now: float) -> None:
-        """The operation recorded at `at` came back at `now`: it counts from then.
-
-        A request may wait before it leaves (for the global budget, behind others), and
-        Discord's window opens when it arrives; counted from when it was asked, our window
-        would close before Discord's. Its return is never earlier than its arrival."""
-        try:
-            self._times.remove(at)
-        except ValueError:
-            return  # already out of the window
-        insort(self._times, now)
+    def record(self, now: float) -> None:
+        """An operation went out and came back at once (`start` and `settle` together)."""
+        self.start(now)
+        self.settle(now)
 
     def observe(self, info: RateLimitInfo | None, now: float) -> None:
         """Fold in the headers of the response that just arrived."""

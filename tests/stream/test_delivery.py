@@ -259,7 +259,7 @@ async def test_mentions_in_model_text_are_delivered_unchanged():
 
 @settings(max_examples=40, deadline=None)
 @given(
-    holds=st.lists(st.sampled_from([0.0, 0.0, 0.5, 1.5, 3.0, 4.5]), min_size=1, max_size=60),
+    holds=st.lists(st.sampled_from([0.0, 0.0, 0.5, 1.5, 3.0, 6.0, 9.0]), min_size=1, max_size=60),
     replies=st.integers(min_value=1, max_value=5),
     headers=st.booleans(),
 )

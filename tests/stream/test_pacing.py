@@ -34,10 +34,10 @@ def test_operations_held_before_they_arrive_count_from_their_arrival(requests):
     for gap, held in requests:
         now += gap
         now += budget.delay(now, mandatory=True)
-        budget.record(now)
-        asked, now = now, now + held
+        budget.start(now)
+        now += held
         arrivals.append(now)
-        budget.settle(asked, now)
+        budget.settle(now)
     for i, start in enumerate(arrivals):
         assert sum(1 for t in arrivals[i:] if t < start + budget.window) <= budget.limit
 
@@ -70,3 +70,21 @@ def test_channels_get_their_own_shared_budget():
     budgets = ChannelBudgets()
     assert budgets.for_channel(1) is budgets.for_channel(1)
     assert budgets.for_channel(1) is not budgets.for_channel(2)
+
+
+def test_operations_still_on_their_way_fill_the_window_whatever_their_age():
+    budget = EditBudget(limit=5, window=5.0)
+    for _ in range(5):
+        budget.start(0.0)  # five held by the global budget for longer than the window
+    assert budget.delay(7.0, mandatory=True) > 0
+    for _ in range(5):
+        budget.settle(8.0)  # they landed together
+    assert abs(budget.delay(8.0, mandatory=True) - (5.0 + budget.margin)) < 1e-9
+
+
+def test_a_forgotten_operation_frees_its_slot():
+    budget = EditBudget(limit=5, window=5.0)
+    for _ in range(5):
+        budget.start(0.0)
+    budget.forget()
+    assert budget.delay(0.0, mandatory=True) == 0
