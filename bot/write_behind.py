@@ -3,22 +3,23 @@
 An answer must never wait for, or fail on, the record of what it cost or how its key
 did. Such writes are queued here and one task writes them every
 DATABASE_WRITE_BATCH_MS, or sooner once `MAX_BATCH` are waiting, many per transaction
-(on SQLite one short hold of the write lock instead of one per answer). While the
+(on SQLite one short hold of the write lock instead of one per answer). Writes that add
+to the same row add up while they wait (a hundred answers with one key are one update),
+and a run of writes of one kind goes in one go (`Bookkeeping.write_all`). While the
 database is unreachable or busy the writes stay queued (bounded by `MAX_PENDING`) and
 the outage is logged and counted once. A batch the database refuses is written again
 one write per transaction, so one bad row loses only itself; a write that still fails
 is logged and counted (`database_errors_total`), never raised. At shutdown `close`
-writes what is left. The writes are upserts and increments, so
-their order within a batch does not matter.
+writes what is left. Writes go in the order they were first queued.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections import deque
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from collections.abc import Hashable, Sequence
+from itertools import count, groupby, islice
+from typing import ClassVar, Protocol, Self
 
 from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
@@ -31,7 +32,6 @@ log = logging.getLogger(__name__)
 MAX_BATCH = 200  # writes per transaction; also wakes the writer early
 MAX_PENDING = 100_000  # beyond this (a long outage) the oldest writes are dropped, counted
 
-Write = Callable[[AsyncSession], Awaitable[None]]
 # Words of a driver's error that say the database is not there or too busy, as opposed
 # to refusing what was written (SQLite reports both as OperationalError).
 UNAVAILABLE_WORDS = ("locked", "busy", "unable to open", "connect", "closed", "terminat", "timeout")
@@ -50,10 +50,19 @@ def unavailable(exc: BaseException) -> bool:
     return isinstance(exc, OperationalError) and any(w in str(exc.orig).lower() for w in UNAVAILABLE_WORDS)
 
 
-@dataclass(frozen=True)
-class Pending:
-    write: Write
-    what: str  # a closed label: "key_health" or "usage"
+class Bookkeeping(Protocol):
+    """One queued write. Two with the same `merge_key` (None: never) add up into one
+    (`plus`); `write_all` writes several of one kind in the session's transaction."""
+
+    what: ClassVar[str]  # a closed label for metrics and logs: "key_health", "usage"
+
+    @property
+    def merge_key(self) -> Hashable | None: ...
+
+    def plus(self, other: Self) -> Self: ...
+
+    @classmethod
+    async def write_all(cls, session: AsyncSession, items: Sequence[Self]) -> None: ...
 
 
 class WriteBehind:
@@ -62,19 +71,27 @@ class WriteBehind:
     def __init__(self, sessions: async_sessionmaker[AsyncSession], interval: float) -> None:
         self._sessions = sessions
         self._interval = interval
-        self._pending: deque[Pending] = deque()
+        # In the order first queued; a write that adds up with a waiting one takes its place.
+        self._pending: dict[Hashable, Bookkeeping] = {}
+        self._ids = count()
         self._wake = asyncio.Event()
         self._lock = asyncio.Lock()
         self._task: asyncio.Task[None] | None = None
         self._closed = False
         self._outage = False
 
-    def put(self, write: Write, what: str) -> None:
-        """Queue `write` (a coroutine function of a session in a transaction)."""
+    def put(self, item: Bookkeeping) -> None:
+        """Queue `item`, added to a waiting write of the same row when there is one."""
+        merge_key = item.merge_key
+        key = (type(item), merge_key) if merge_key is not None else next(self._ids)
+        kept = self._pending.get(key)
+        if kept is not None:
+            self._pending[key] = kept.plus(item)
+            return
         if len(self._pending) >= MAX_PENDING:
-            self._pending.popleft()
+            del self._pending[next(iter(self._pending))]
             database_error("write_dropped")
-        self._pending.append(Pending(write, what))
+        self._pending[key] = item
         if len(self._pending) >= MAX_BATCH:
             self._wake.set()
         if self._task is None and not self._closed:
@@ -98,17 +115,25 @@ class WriteBehind:
         failed = 0
         async with self._lock:
             while self._pending:
-                batch = [self._pending.popleft() for _ in range(min(MAX_BATCH, len(self._pending)))]
+                keys = list(islice(self._pending, MAX_BATCH))
+                batch = {key: self._pending.pop(key) for key in keys}
                 try:
-                    failed += await self._write(batch)
+                    failed += await self._write(list(batch.values()))
                 except Unavailable as exc:
-                    self._pending.extendleft(reversed(batch))  # back at the front, in order
+                    self._put_back(batch)
                     self._unavailable(exc.__cause__ or exc)
                     return failed
         if self._outage:
             log.info("batched writes reach the database again")
             self._outage = False
         return failed
+
+    def _put_back(self, batch: dict[Hashable, Bookkeeping]) -> None:
+        """The batch back at the front, in order; writes queued meanwhile add up with it."""
+        later, self._pending = self._pending, batch
+        for key, item in later.items():
+            kept = self._pending.get(key)
+            self._pending[key] = kept.plus(item) if kept is not None else item
 
     def _unavailable(self, exc: BaseException) -> None:
         if not self._outage:  # once per outage, not every flush
@@ -117,24 +142,25 @@ class WriteBehind:
                       type(exc).__name__, len(self._pending))
         self._outage = True
 
-    async def _write(self, batch: list[Pending]) -> int:
-        """The batch in one transaction; when a row is refused, each write alone."""
+    async def _write(self, batch: list[Bookkeeping]) -> int:
+        """The batch in one transaction, each run of one kind in one go; when a row is
+        refused, each write alone."""
         try:
             async with self._sessions() as session, session.begin():
-                for pending in batch:
-                    await pending.write(session)
+                for kind, run in groupby(batch, key=type):
+                    await kind.write_all(session, list(run))
             return 0
         except Exception as exc:  # noqa: BLE001 - a refused row: retried one by one below
             if unavailable(exc):
                 raise Unavailable from exc
             if len(batch) == 1:
                 return self._failed(batch[0])
-        return sum([await self._write([pending]) for pending in batch])
+        return sum([await self._write([item]) for item in batch])
 
     @staticmethod
-    def _failed(pending: Pending) -> int:
-        database_error(pending.what)
-        log.exception("a %s write failed and is lost", pending.what)
+    def _failed(item: Bookkeeping) -> int:
+        database_error(item.what)
+        log.exception("a %s write failed and is lost", item.what)
         return 1
 
     async def close(self) -> int:

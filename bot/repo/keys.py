@@ -301,12 +301,13 @@ _OWNERS = {"server": ("server", ServerApiKey.guild_id), "personal": ("member", P
            "environment": ("environment", None)}
 
 
-async def record_key_success(session: AsyncSession, ref: KeyRef, now: datetime) -> None:
+async def record_key_success(session: AsyncSession, ref: KeyRef, now: datetime, count: int = 1) -> None:
+    """`count` answers succeeded with the key, the last at `now`; a rest ends early."""
     if ref.kind == "keyless":
         return  # no key, no health
     model, where = await _health_target(session, ref)
     await session.execute(update(model).where(where).values(
-        successes=model.successes + 1, last_used_at=now, cooling_down_until=None,
+        successes=model.successes + count, last_used_at=now, cooling_down_until=None,
     ).execution_options(synchronize_session=False))
 
 

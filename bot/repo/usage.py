@@ -7,6 +7,7 @@ lose each other's counts and enforce one limit together.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
@@ -63,21 +64,47 @@ class Limits:
     server_tokens_per_day: int | None = None
 
 
+@dataclass(frozen=True)
+class UsageAdd:
+    """What to add to one day row: `messages` answers with these counts in all."""
+
+    key: UsageKey
+    counts: TokenCounts
+    messages: int = 1
+
+    def params(self) -> dict[str, Any]:
+        k, c = self.key, self.counts
+        return {"guild_id": k.guild_id, "user_id": k.user_id, "provider": k.provider, "model": k.model,
+                "credential_source": k.credential_source, "day": k.day, "estimated": c.estimated,
+                "input_tokens": c.input_tokens, "output_tokens": c.output_tokens,
+                "reasoning_tokens": c.reasoning_tokens, "cached_input_tokens": c.cached_input_tokens,
+                "messages": self.messages}
+
+
 async def add_usage(session: AsyncSession, key: UsageKey, counts: TokenCounts) -> None:
     """Add one answer to its day row, creating the row when it is the day's first."""
-    values = {"guild_id": key.guild_id, "user_id": key.user_id, "provider": key.provider, "model": key.model,
-              "credential_source": key.credential_source, "day": key.day, "estimated": counts.estimated,
-              "input_tokens": counts.input_tokens, "output_tokens": counts.output_tokens,
-              "reasoning_tokens": counts.reasoning_tokens, "cached_input_tokens": counts.cached_input_tokens,
-              "messages": 1}
-    stmt = insert_for(session, UsageDay).values(**values)
+    await add_usages(session, [UsageAdd(key, counts)])
+
+
+async def add_usages(session: AsyncSession, adds: Sequence[UsageAdd]) -> None:
+    """Add to many day rows: one statement sent with every row's values (executemany)
+    per conflict target, however many answers it holds."""
+    for in_dm in (False, True):
+        params = [add.params() for add in adds if (add.key.guild_id is None) == in_dm]
+        if params:
+            await session.execute(_usage_upsert(session, in_dm), params)
+
+
+def _usage_upsert(session: AsyncSession, in_dm: bool) -> Any:
+    stmt = insert_for(session, UsageDay.__table__)
     columns = ["user_id", "provider", "model", "credential_source", "day", "estimated"]
-    if key.guild_id is None:  # a DM: the partial unique index, so its WHERE is the conflict target's
+    if in_dm:  # a DM: the partial unique index, so its WHERE is the conflict target's
         target: dict[str, Any] = {"index_elements": columns, "index_where": text("guild_id IS NULL")}
     else:
         target = {"index_elements": ["guild_id", *columns]}
-    added = {name: getattr(UsageDay, name) + getattr(stmt.excluded, name) for name in COUNTERS}
-    await session.execute(stmt.on_conflict_do_update(**target, set_=added))
+    table = UsageDay.__table__.c
+    added = {name: table[name] + getattr(stmt.excluded, name) for name in COUNTERS}
+    return stmt.on_conflict_do_update(**target, set_=added)
 
 
 def _sums(*group: Any) -> Any:

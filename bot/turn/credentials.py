@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
-from bot import repo
+from bot.bookkeeping import KeyFailure, KeySuccess
 from bot.config_cache import ConfigCache
 from bot.repo import ActiveRoute, KeyLease, KeyRef, ModelTarget, PersonalInfo
 from bot.repo.keys import KEYLESS_LEASE, KeyPool, usable_leases
@@ -172,14 +172,12 @@ class DatabaseCredentials:
     async def succeeded(self, lease: KeyLease) -> None:
         """Remembered here at once; written with the next batch."""
         self._use.used(lease.ref)
-        ref, now = lease.ref, self.now()
-        self._writes.put(lambda session: repo.record_key_success(session, ref, now), "key_health")
+        self._writes.put(KeySuccess(lease.ref, self.now()))
 
     async def failed(self, lease: KeyLease, step: Step) -> None:
         """The rest applies here at once; written (and told to other processes) with the next batch."""
         self._use.rested(lease.ref, step.cool_down_until, self.now())
-        ref, now, reason, until = lease.ref, self.now(), step.reason, step.cool_down_until
-        self._writes.put(lambda session: repo.record_key_failure(session, ref, reason, now, until), "key_health")
+        self._writes.put(KeyFailure(lease.ref, step.reason, self.now(), step.cool_down_until))
 
 
 class EnvironmentCredentials:

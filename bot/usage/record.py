@@ -15,8 +15,9 @@ from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
+from bot.bookkeeping import UsageWrite
 from bot.repo.routes import ServerRoute
-from bot.repo.usage import UsageKey, add_usage
+from bot.repo.usage import UsageAdd, UsageKey
 from bot.turn.context import TurnContext
 from bot.usage.tokens import TokenCounts, counts_for
 from providers.types import ChatRequest
@@ -66,4 +67,4 @@ async def record_usage(bot: Any, ctx: TurnContext, request: ChatRequest, outcome
     else:
         paid_by = payer(server.facts.route, source)
     key = dataclasses.replace(key, credential_source=paid_by)
-    bot.writes.put(lambda session: add_usage(session, key, counts), "usage")
+    bot.writes.put(UsageWrite(UsageAdd(key, counts)))

@@ -24,7 +24,12 @@ from providers.openai_compat.normalize import (
     new_stream_state,
     process_event,
 )
-from providers.openai_compat.request import DEFAULT_BASE_URLS, FAMILY, build_request
+from providers.openai_compat.request import (
+    DEFAULT_BASE_URLS,
+    FAMILY,
+    build_request,
+    untyped_arguments,
+)
 from providers.sdk_adapter import DEFAULT_TIMEOUT, SdkStreamAdapter
 from providers.streaming import (
     SSEDecoder,
@@ -114,9 +119,9 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
         state = new_stream_state(self.provider, request, verbatim_tool_calling=self.verbatim_tool_calling)
         shared = {"stream": state}
         provider = self.provider
+        arguments = build_request(self.provider, self.model, request, custom_reasoning_effort=self._custom_effort)
         manager = self._sdk().chat.completions.with_streaming_response.create(
-            **build_request(self.provider, self.model, request, custom_reasoning_effort=self._custom_effort),
-            **self._no_auth
+            **untyped_arguments(arguments), **self._no_auth
         )
         async with response_timeout(self.timeout):
             response = await manager.__aenter__()

@@ -1,0 +1,88 @@
+"""The bookkeeping an answer leaves behind, as writes for `WriteBehind`.
+
+Each answer adds to its key's health and its day row of usage. Queued, writes of the
+same row add up (a busy minute on one key is one update, not one per answer), and a run
+of usage writes goes in one statement (`add_usages`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import ClassVar
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.repo.keys import KeyRef, record_key_failure, record_key_success
+from bot.repo.usage import UsageAdd, add_usages
+
+
+@dataclass(frozen=True)
+class KeySuccess:
+    """`count` answers succeeded with the key, the last at `at`."""
+
+    what: ClassVar[str] = "key_health"
+    ref: KeyRef
+    at: datetime
+    count: int = 1
+
+    @property
+    def merge_key(self) -> Hashable:
+        return self.ref
+
+    def plus(self, other: KeySuccess) -> KeySuccess:
+        return KeySuccess(self.ref, max(self.at, other.at), self.count + other.count)
+
+    @classmethod
+    async def write_all(cls, session: AsyncSession, items: Sequence[KeySuccess]) -> None:
+        for item in items:
+            await record_key_success(session, item.ref, item.at, item.count)
+
+
+@dataclass(frozen=True)
+class KeyFailure:
+    """One error with the key; with `until`, a rest that other processes must see."""
+
+    what: ClassVar[str] = "key_health"
+    ref: KeyRef
+    reason: str
+    at: datetime
+    until: datetime | None = None
+
+    @property
+    def merge_key(self) -> None:
+        return None  # each error is its own: its type, and a rest only ever extends
+
+    def plus(self, other: KeyFailure) -> KeyFailure:
+        raise TypeError("key failures never add up")
+
+    @classmethod
+    async def write_all(cls, session: AsyncSession, items: Sequence[KeyFailure]) -> None:
+        for item in items:
+            await record_key_failure(session, item.ref, item.reason, item.at, item.until)
+
+
+@dataclass(frozen=True)
+class UsageWrite:
+    """Answers to add to one day row of usage."""
+
+    what: ClassVar[str] = "usage"
+    add: UsageAdd
+
+    @property
+    def merge_key(self) -> Hashable:
+        return self.add.key, self.add.counts.estimated  # the row's whole identity
+
+    def plus(self, other: UsageWrite) -> UsageWrite:
+        a, b = self.add.counts, other.add.counts
+        counts = replace(a, input_tokens=a.input_tokens + b.input_tokens,
+                         output_tokens=a.output_tokens + b.output_tokens,
+                         reasoning_tokens=a.reasoning_tokens + b.reasoning_tokens,
+                         cached_input_tokens=a.cached_input_tokens + b.cached_input_tokens)
+        return UsageWrite(UsageAdd(self.add.key, counts, self.add.messages + other.add.messages))
+
+    @classmethod
+    async def write_all(cls, session: AsyncSession, items: Sequence[UsageWrite]) -> None:
+        await add_usages(session, [item.add for item in items])
+
