@@ -30,7 +30,7 @@ if str(ROOT) not in sys.path:
 
 from harness import Figures  # noqa: E402
 
-READERS = ("floor", "httpx", "aiohttp")
+READERS = ("floor", "httpx", "aiohttp", "delivered")
 LOOPS = ("asyncio", "uvloop")
 WARMUP_STREAMS = 4
 
@@ -66,6 +66,53 @@ async def read_floor(url: str, streams: int) -> tuple[int, int]:
     return sum(r[0] for r in results), sum(r[1] for r in results)
 
 
+class CountingSink:
+    """A channel that keeps nothing: what the stream layer costs without Discord."""
+
+    def __init__(self) -> None:
+        self.operations = 0
+
+    async def send(self, content: str, *, reply: bool = False) -> Any:
+        from stream.sink import SentMessage
+
+        self.operations += 1
+        return SentMessage(self.operations, 1)
+
+    async def edit(self, message: Any, content: str) -> None:
+        self.operations += 1
+
+    def rate_limit(self) -> None:
+        return None
+
+
+async def read_delivered(url: str, streams: int) -> tuple[int, int]:
+    """The aiohttp adapter's stream through the stream layer (`run_stream` into a
+    `MessageDelivery` paced by one shared channel budget per 5 streams, as in the load
+    bench), into a sink that keeps nothing."""
+    from providers import ChatRequest, Message, create_adapter, normalized_stream
+    from providers.client_pool import ClientPool
+    from stream.buffer import MessageDelivery
+    from stream.orchestrator import run_stream
+    from stream.pacing import ChannelBudgets
+
+    pool = ClientPool("aiohttp")
+    adapter = create_adapter("openai", api_key="sk-bench", model="m", base_url=f"{url}/v1",
+                             timeout=60, clients=pool)
+    budgets = ChannelBudgets()
+
+    async def one(i: int) -> int:
+        request = ChatRequest(messages=[Message("user", f"question {i}")])
+        delivery = MessageDelivery(CountingSink(), budget=budgets.for_channel(i // 5))  # type: ignore[arg-type]
+        result = await run_stream(normalized_stream(adapter, request), delivery)
+        return result.chunks - 1  # the last chunk carries usage, not text
+
+    try:
+        counts = await asyncio.gather(*(one(i) for i in range(streams)))
+    finally:
+        await pool.aclose()
+    return sum(counts), 0
+
+
 async def read_adapter(url: str, streams: int, transport: str) -> tuple[int, int]:
     from providers import ChatRequest, Message, create_adapter, normalized_stream
     from providers.client_pool import ClientPool
@@ -90,7 +137,8 @@ async def read(reader: str, url: str, streams: int) -> dict[str, float]:
 
     A few untimed streams first: first-use costs (SDK models, TLS context) are not per chunk.
     """
-    read_all = read_floor if reader == "floor" else (lambda u, n: read_adapter(u, n, reader))
+    readers = {"floor": read_floor, "delivered": read_delivered}
+    read_all = readers.get(reader) or (lambda u, n: read_adapter(u, n, reader))
     await read_all(url, WARMUP_STREAMS)
     cpu, wall = time.process_time(), time.perf_counter()
     chunks, reads = await read_all(url, streams)
