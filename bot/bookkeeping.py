@@ -1,8 +1,9 @@
 """The bookkeeping an answer leaves behind, as writes for `WriteBehind`.
 
-Each answer adds to its key's health and its day row of usage. Queued, writes of the
-same row add up (a busy minute on one key is one update, not one per answer), and a run
-of usage writes goes in one statement (`add_usages`).
+Each answer adds to its key's health and its day row of usage, and records which
+messages it is made of. Queued, writes of the same row add up (a busy minute on one key
+is one update, not one per answer), and a run of usage or answer writes goes in one
+statement (`add_usages`, `record_answers`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import ClassVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.repo.conversation import RecordedAnswer, record_answers
 from bot.repo.keys import KeyRef, record_key_failure, record_key_success
 from bot.repo.usage import UsageAdd, add_usages
 
@@ -86,3 +88,22 @@ class UsageWrite:
     async def write_all(cls, session: AsyncSession, items: Sequence[UsageWrite]) -> None:
         await add_usages(session, [item.add for item in items])
 
+
+
+@dataclass(frozen=True)
+class AnswerWrite:
+    """Which messages make one answer, so a reply to any of them continues it."""
+
+    what: ClassVar[str] = "answer"
+    answer: RecordedAnswer
+
+    @property
+    def merge_key(self) -> None:
+        return None  # one answer, one record
+
+    def plus(self, other: AnswerWrite) -> AnswerWrite:
+        raise TypeError("answer records never add up")
+
+    @classmethod
+    async def write_all(cls, session: AsyncSession, items: Sequence[AnswerWrite]) -> None:
+        await record_answers(session, [item.answer for item in items])

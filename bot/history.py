@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING
 
 import discord
 
+from bot.bookkeeping import AnswerWrite
 from bot.repo.conversation import (
     DEFAULT_HISTORY_MESSAGES,
     MAX_HISTORY_MESSAGES,
     RecordedAnswer,
     answer_of,
-    record_answer,
 )
 from providers import Message
 from providers.i18n import t
@@ -286,15 +286,13 @@ async def conversation_history(bot: LLMBot, message: discord.Message) -> History
     return await reply_history(bot, message, limit)
 
 
-async def remember_answer(bot: LLMBot, question: discord.Message, messages: Sequence[SentMessage]) -> None:
-    """Record the messages of the answer to `question`, so a reply to any of them continues it."""
+def remember_answer(bot: LLMBot, question: discord.Message, messages: Sequence[SentMessage]) -> None:
+    """Record the messages of the answer to `question`, so a reply to any of them continues
+    it: written with the next batch of bookkeeping (`bot.writes`), off the answer's path."""
     if bot.sessions is None or not messages:
         return
-    try:
-        async with bot.sessions() as session, session.begin():
-            await record_answer(session, question.channel.id, question.id, [m.id for m in messages])
-    except Exception:  # noqa: BLE001 - the answer is shown; only its later continuation loses context
-        log.exception("recording the answer to message %s failed", question.id)
+    answer = RecordedAnswer(question.id, question.channel.id, tuple(m.id for m in messages))
+    bot.writes.put(AnswerWrite(answer))
 
 
 def left_out_note(history: History, locale: str | None) -> str | None:
@@ -310,7 +308,7 @@ async def after_answer(bot: LLMBot, question: discord.Message, history: History,
     """Once the answer is shown: record its messages, then say what the history left out
     (a notice under the answer, so "typing…" and the first words are not delayed)."""
     messages = result.messages if result is not None else []
-    await remember_answer(bot, question, messages)
+    remember_answer(bot, question, messages)
     note = left_out_note(history, locale)
     if note is not None and messages:
         with contextlib.suppress(SinkError):

@@ -19,7 +19,7 @@ DELIVERY_FAILURES = Counter(
 # What could not read or write the database: a turn's configuration (`turn`), the
 # configuration poll, a batched key-health or usage write refused, batched writes
 # delayed by an outage (once per outage), or dropped after a long one.
-DATABASE_ERROR_STAGES = ("turn", "config_poll", "key_health", "usage", "write_delayed", "write_dropped")
+DATABASE_ERROR_STAGES = ("turn", "config_poll", "key_health", "usage", "answer", "write_delayed", "write_dropped")
 DATABASE_ERRORS = Counter(
     "database_errors_total", "Turns that could not read or write the database", ["during"]
 )

@@ -35,13 +35,17 @@ class RecordedAnswer:
 async def record_answer(session: AsyncSession, channel_id: int, question_id: int,
                         message_ids: Sequence[int]) -> None:
     """Remember which messages make one answer (first message first)."""
-    if not message_ids:
-        return
-    first = message_ids[0]
-    rows = [{"message_id": mid, "first_message_id": first, "question_id": question_id,
-             "channel_id": channel_id, "position": position} for position, mid in enumerate(message_ids)]
-    stmt = insert_for(session, AnswerPart).values(rows)
-    await session.execute(stmt.on_conflict_do_nothing(index_elements=["message_id"]))
+    await record_answers(session, [RecordedAnswer(question_id, channel_id, tuple(message_ids))])
+
+
+async def record_answers(session: AsyncSession, answers: Sequence[RecordedAnswer]) -> None:
+    """Remember many answers: one statement sent with every part's values (executemany)."""
+    rows = [{"message_id": mid, "first_message_id": answer.message_ids[0], "question_id": answer.question_id,
+             "channel_id": answer.channel_id, "position": position}
+            for answer in answers for position, mid in enumerate(answer.message_ids)]
+    if rows:
+        stmt = insert_for(session, AnswerPart.__table__)
+        await session.execute(stmt.on_conflict_do_nothing(index_elements=["message_id"]), rows)
 
 
 async def answer_of(session: AsyncSession, message_id: int) -> RecordedAnswer | None:

@@ -9,10 +9,11 @@ from datetime import UTC, date, datetime, timedelta
 from prometheus_client import REGISTRY
 from sqlalchemy import event, func, select
 
-from bot.bookkeeping import KeyFailure, KeySuccess, UsageWrite
+from bot.bookkeeping import AnswerWrite, KeyFailure, KeySuccess, UsageWrite
 from bot.db.engine import session_factory
 from bot.db.models import EnvironmentKeyHealth, UsageDay
 from bot.repo.common import ensure_server
+from bot.repo.conversation import RecordedAnswer, answer_of
 from bot.repo.keys import KeyRef
 from bot.repo.usage import UsageAdd, UsageKey
 from bot.usage.tokens import TokenCounts
@@ -125,3 +126,19 @@ async def test_writes_queued_during_an_outage_add_up_with_the_batch_put_back(eng
     assert await writes.close() == 0
     async with sessions() as session:
         assert (await session.get(EnvironmentKeyHealth, KEY.ident)).successes == 2
+
+
+async def test_answers_recorded_in_one_statement_each_part_leading_to_its_whole(engine) -> None:
+    sessions = session_factory(engine)
+    writes = WriteBehind(sessions, interval=60)
+    answers = [RecordedAnswer(1000 + i, 7, tuple(2000 + 10 * i + part for part in range(1 + i % 3)))
+               for i in range(30)]
+    for answer in answers:
+        writes.put(AnswerWrite(answer))
+    writes.put(AnswerWrite(answers[0]))  # recorded twice (two shards): nothing changes
+    sent = statements(engine)
+    assert await writes.close() == 0
+    assert sent.count("INSERT") == 1
+    async with sessions() as session:
+        for answer in answers:
+            assert await answer_of(session, answer.message_ids[-1]) == answer
