@@ -20,6 +20,17 @@ from bot.repo.keys import KeyRef, record_key_failure, record_key_success
 from bot.repo.usage import UsageAdd, add_usages
 
 
+class Unmerged:
+    """A write that never adds up with another (each is its own event or record)."""
+
+    @property
+    def merge_key(self) -> None:
+        return None
+
+    def plus(self, other: object) -> Unmerged:
+        raise TypeError(f"{type(self).__name__} writes never add up")
+
+
 @dataclass(frozen=True)
 class KeySuccess:
     """`count` answers succeeded with the key, the last at `at`."""
@@ -43,21 +54,15 @@ class KeySuccess:
 
 
 @dataclass(frozen=True)
-class KeyFailure:
-    """One error with the key; with `until`, a rest that other processes must see."""
+class KeyFailure(Unmerged):
+    """One error with the key (its type is kept); with `until`, a rest that other
+    processes must see, which only ever extends."""
 
     what: ClassVar[str] = "key_health"
     ref: KeyRef
     reason: str
     at: datetime
     until: datetime | None = None
-
-    @property
-    def merge_key(self) -> None:
-        return None  # each error is its own: its type, and a rest only ever extends
-
-    def plus(self, other: KeyFailure) -> KeyFailure:
-        raise TypeError("key failures never add up")
 
     @classmethod
     async def write_all(cls, session: AsyncSession, items: Sequence[KeyFailure]) -> None:
@@ -91,18 +96,11 @@ class UsageWrite:
 
 
 @dataclass(frozen=True)
-class AnswerWrite:
+class AnswerWrite(Unmerged):
     """Which messages make one answer, so a reply to any of them continues it."""
 
     what: ClassVar[str] = "answer"
     answer: RecordedAnswer
-
-    @property
-    def merge_key(self) -> None:
-        return None  # one answer, one record
-
-    def plus(self, other: AnswerWrite) -> AnswerWrite:
-        raise TypeError("answer records never add up")
 
     @classmethod
     async def write_all(cls, session: AsyncSession, items: Sequence[AnswerWrite]) -> None:

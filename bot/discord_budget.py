@@ -15,7 +15,9 @@ every request. This module is the process's share of that budget, with prioritie
 
 The window is a sliding log of our own departures, one second plus a safety margin
 (requests leave in order but may arrive closer together), so any one-second window
-Discord might count holds at most the budget. A token bucket would let a full bucket
+Discord might count holds at most the budget. A request counts from when it was let go
+and again, once it is back (`settle`), from its return: under load it may leave the
+process late, and its slot must not free before Discord's count of it ends. A token bucket would let a full bucket
 and its refill land in the same second.
 
 Why not a library: aiolimiter (a leaky bucket) has no priorities, no "refuse instead of
@@ -33,6 +35,7 @@ import heapq
 import itertools
 import logging
 import math
+from bisect import insort
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -95,11 +98,21 @@ class _Waiter:
     gone: bool = field(compare=False, default=False)
 
 
+@dataclass(frozen=True, slots=True)
+class Departure:
+    """A request let go: when it was counted (`GlobalBudget.settle` takes this back) and
+    how long it waited for its slot."""
+
+    at: float
+    waited: float = 0.0
+
+
 class GlobalBudget:
     """A sliding window of `capacity` requests per `window` seconds, shared by every task.
 
-    `acquire` waits (urgent before routine, first come first served within one), records
-    the departure and returns the seconds waited; `try_interim` never waits.
+    `acquire` waits (urgent before routine, first come first served within one) and
+    records the departure; `try_interim` never waits; `settle` counts a request again
+    from its return.
     """
 
     def __init__(self, rate: float, *, clock: Clock | None = None, margin: float = SAFETY_MARGIN) -> None:
@@ -135,39 +148,47 @@ class GlobalBudget:
             heapq.heappop(self._waiters)
         return self._waiters[0] if self._waiters else None
 
-    def try_interim(self) -> None:
+    def try_interim(self) -> Departure:
         """Take a slot for an interim edit now, or raise `BudgetBusy` with a retry hint."""
         now = self._clock.now()
         delay = self._free_in(now, self.interim_capacity)
         queued = self.waiting
         if delay <= 0 and not queued:
             self._times.append(now)
-            return
+            return Departure(now)
         # The queue ahead leaves at about the window's pace; never hint less than one slot.
         slot = self.window / self.capacity
         raise BudgetBusy(max(delay, slot) + queued * slot)
 
-    async def acquire(self, priority: Priority) -> float:
-        """Wait for a slot (interim requests go to `try_interim`); the seconds waited."""
+    async def acquire(self, priority: Priority) -> Departure:
+        """Wait for a slot (interim requests go to `try_interim`)."""
         if priority >= Priority.INTERIM:
-            self.try_interim()
-            return 0.0
+            return self.try_interim()
         clock = self._clock
         started = clock.now()
         if self._head() is None and self._free_in(started, self.capacity) <= 0:
             self._times.append(started)
-            return 0.0
+            return Departure(started)
         waiter = _Waiter(int(priority), next(self._seq))
         heapq.heappush(self._waiters, waiter)
         self._queued += 1
         try:
-            await self._wait_turn(waiter)
+            at = await self._wait_turn(waiter)
         except BaseException:
             self._leave(waiter)
             raise
-        return clock.now() - started
+        return Departure(at, at - started)
 
-    async def _wait_turn(self, waiter: _Waiter) -> None:
+    def settle(self, departure: Departure) -> None:
+        """The request is back (answered or failed): it counts from now, not from when it
+        was let go, so its slot frees no earlier than Discord's count of it ends."""
+        try:
+            self._times.remove(departure.at)
+        except ValueError:
+            pass  # on its way longer than the window: counted from now all the same
+        insort(self._times, self._clock.now())
+
+    async def _wait_turn(self, waiter: _Waiter) -> float:
         """The head of the queue sleeps until a slot frees; the others wait to become head."""
         clock = self._clock
         while True:
@@ -185,7 +206,7 @@ class GlobalBudget:
             self._queued -= 1
             self._times.append(now)
             self._wake_head()
-            return
+            return now
 
     def _leave(self, waiter: _Waiter) -> None:
         """A cancelled waiter gives up its place; the next head is woken."""

@@ -103,19 +103,30 @@ def discord_http_trace(budget: GlobalBudget | None = None) -> aiohttp.TraceConfi
     """The trace of discord.py's HTTP session (its `http_trace=`): each request waits for
     `budget` before it leaves (none: no global budget here) and is counted when it ends."""
 
-    async def on_request_start(_session: Any, _context: Any, params: aiohttp.TraceRequestStartParams) -> None:
+    async def on_request_start(_session: Any, context: Any, params: aiohttp.TraceRequestStartParams) -> None:
         if budget is None or not counts_against_global(str(params.url), discord.http.Route.BASE):
             return
         priority = current_priority()
         try:
-            waited = await budget.acquire(priority)
+            context.departure = departure = await budget.acquire(priority)
         except BudgetBusy:
             DISCORD_INTERIM_SKIPPED.inc()
             raise
         if priority.name.lower() in DISCORD_BUDGET_PRIORITIES:
-            DISCORD_BUDGET_WAIT.labels(priority.name.lower()).observe(waited)
+            DISCORD_BUDGET_WAIT.labels(priority.name.lower()).observe(departure.waited)
 
-    async def on_request_end(_session: Any, _context: Any, params: aiohttp.TraceRequestEndParams) -> None:
+    def settle(context: Any) -> None:
+        """The request is back: its slot counts from now (`GlobalBudget.settle`)."""
+        departure = getattr(context, "departure", None)
+        if budget is not None and departure is not None:
+            context.departure = None
+            budget.settle(departure)
+
+    async def on_request_exception(_session: Any, context: Any, _params: Any) -> None:
+        settle(context)
+
+    async def on_request_end(_session: Any, context: Any, params: aiohttp.TraceRequestEndParams) -> None:
+        settle(context)
         kind = request_kind(params.method, params.url.path)
         status = params.response.status
         DISCORD_REQUESTS.labels(kind, status_label(status)).inc()
@@ -126,6 +137,7 @@ def discord_http_trace(budget: GlobalBudget | None = None) -> aiohttp.TraceConfi
     trace = aiohttp.TraceConfig()
     trace.on_request_start.append(on_request_start)
     trace.on_request_end.append(on_request_end)
+    trace.on_request_exception.append(on_request_exception)
     return trace
 
 

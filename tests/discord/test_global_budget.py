@@ -84,7 +84,7 @@ async def test_an_interim_edit_leaves_the_urgent_share_free() -> None:
                 break
             interim += 1
         urgent = 0
-        while await budget.acquire(Priority.URGENT) == 0.0:  # no wait: a kept slot
+        while (await budget.acquire(Priority.URGENT)).waited == 0.0:  # no wait: a kept slot
             urgent += 1
         return interim, urgent
 
@@ -120,6 +120,27 @@ async def test_the_rate_holds_over_a_simulated_minute_with_many_askers() -> None
     assert granted[Priority.URGENT] and granted[Priority.ROUTINE]
     assert skipped > 0  # interim edits were refused while others waited
     assert len(granted[Priority.URGENT]) > len(granted[Priority.ROUTINE])  # urgent first
+
+
+async def test_requests_that_leave_late_still_fit_the_window_discord_counts() -> None:
+    """Under load a request let go may reach Discord up to a second later (a stalled loop,
+    a new connection): counted again from its return, arrivals never exceed the budget."""
+    clock = VirtualClock()
+    budget = GlobalBudget(50, clock=clock)
+    arrivals: list[float] = []
+
+    async def asker(seed: int) -> None:
+        rng = random.Random(seed)
+        while clock.now() < 30.0:
+            departure = await budget.acquire(rng.choice([Priority.URGENT, Priority.ROUTINE]))
+            await clock.sleep(rng.choice([0.0, 0.0, 0.05, 0.3, 1.0]))  # on its way to Discord
+            arrivals.append(clock.now())
+            budget.settle(departure)  # the answer is back
+            await clock.sleep(rng.uniform(0.0, 0.5))
+
+    await clock.run(asyncio.gather(*(asker(i) for i in range(100))))
+    assert most_in_any_window(arrivals, 1.0) <= 50
+    assert len(arrivals) >= 30 * 35  # still most of the budget
 
 
 async def test_a_cancelled_waiter_gives_up_its_place() -> None:

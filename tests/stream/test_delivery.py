@@ -151,24 +151,28 @@ async def test_forbidden_channel_is_reported_not_raised():
     assert sink.texts() == []
 
 
-async def test_two_replies_in_one_channel_share_its_budget():
-    clock = VirtualClock()
-    sink = MemorySink(clock, latency=0.02)
+STEADY = "steady words arrive " * 120
+
+
+async def replies_in_one_channel(replies: int, clock: VirtualClock, sink: MemorySink) -> None:
+    """`replies` answers of STEADY streaming at once into the sink's channel, one budget."""
     budgets = ChannelBudgets()
-    text = "steady words arrive " * 120
 
     async def one():
         return await stream_into(
-            [scripted_text(p) for p in pieces(text, 12)] + [scripted_done()], clock, sink, gap=0.05,
+            [scripted_text(p) for p in pieces(STEADY, 12)] + [scripted_done()], clock, sink, gap=0.05,
             delivery_args={"budget": budgets.for_channel(sink.channel_id)},
         )
 
-    async def both():
-        return await asyncio.gather(one(), one())
+    await asyncio.gather(*(one() for _ in range(replies)))
 
-    await clock.run(both())
+
+async def test_two_replies_in_one_channel_share_its_budget():
+    clock = VirtualClock()
+    sink = MemorySink(clock, latency=0.02)
+    await clock.run(replies_in_one_channel(2, clock, sink))
     assert sink.violations == 0
-    assert sorted(len(t) for t in sink.texts()) == sorted(len(p) for p in 2 * _split(text))
+    assert sorted(len(t) for t in sink.texts()) == sorted(len(p) for p in 2 * _split(STEADY))
 
 
 def _split(text: str) -> list[str]:
@@ -269,18 +273,6 @@ def test_operations_held_before_they_leave_stay_inside_the_channel_budget(holds,
     clock = VirtualClock()
     sink = MemorySink(clock, latency=0.02, report_headers=headers)
     sink.holds.extend(holds)
-    budgets = ChannelBudgets()
-    text = "steady words arrive " * 120
-
-    async def one():
-        return await stream_into(
-            [scripted_text(p) for p in pieces(text, 12)] + [scripted_done()], clock, sink, gap=0.05,
-            delivery_args={"budget": budgets.for_channel(sink.channel_id)},
-        )
-
-    async def all_replies():
-        return await asyncio.gather(*(one() for _ in range(replies)))
-
-    asyncio.run(clock.run(all_replies()))
+    asyncio.run(clock.run(replies_in_one_channel(replies, clock, sink)))
     assert sink.violations == 0
-    assert sorted(len(t) for t in sink.texts()) == sorted(len(p) for p in replies * _split(text))
+    assert sorted(len(t) for t in sink.texts()) == sorted(len(p) for p in replies * _split(STEADY))
