@@ -96,6 +96,16 @@ async def add_usages(session: AsyncSession, adds: Sequence[UsageAdd]) -> None:
 
 
 def _usage_upsert(session: AsyncSession, in_dm: bool) -> Any:
+    """The statement for one conflict target, built once per database dialect: building it
+    (the `excluded` alias copies every column) cost more than sending it."""
+    key = (session.get_bind().dialect.name, in_dm)
+    stmt = _UPSERTS.get(key)
+    if stmt is None:
+        stmt = _UPSERTS[key] = _build_usage_upsert(session, in_dm)
+    return stmt
+
+
+def _build_usage_upsert(session: AsyncSession, in_dm: bool) -> Any:
     stmt = insert_for(session, UsageDay.__table__)
     columns = ["user_id", "provider", "model", "credential_source", "day", "estimated"]
     if in_dm:  # a DM: the partial unique index, so its WHERE is the conflict target's
@@ -105,6 +115,9 @@ def _usage_upsert(session: AsyncSession, in_dm: bool) -> Any:
     table = UsageDay.__table__.c
     added = {name: table[name] + getattr(stmt.excluded, name) for name in COUNTERS}
     return stmt.on_conflict_do_update(**target, set_=added)
+
+
+_UPSERTS: dict[tuple[str, bool], Any] = {}
 
 
 def _sums(*group: Any) -> Any:
