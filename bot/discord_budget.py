@@ -17,8 +17,8 @@ The window is a sliding log of our own departures, one second plus a safety marg
 (requests leave in order but may arrive closer together), so any one-second window
 Discord might count holds at most the budget. A request counts from when it was let go
 and again, once it is back (`settle`), from its return: under load it may leave the
-process late, and its slot must not free before Discord's count of it ends. A token bucket would let a full bucket
-and its refill land in the same second.
+process late, and its slot must not free before Discord's count of it ends. A token
+bucket would let a full bucket and its refill land in the same second.
 
 Why not a library: aiolimiter (a leaky bucket) has no priorities, no "refuse instead of
 wait" for one class, and reads the loop's clock, so it cannot run on the virtual clock

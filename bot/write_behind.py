@@ -54,7 +54,7 @@ class Bookkeeping(Protocol):
     """One queued write. Two with the same `merge_key` (None: never) add up into one
     (`plus`); `write_all` writes several of one kind in the session's transaction."""
 
-    what: ClassVar[str]  # a closed label for metrics and logs: "key_health", "usage"
+    what: ClassVar[str]  # a closed label for metrics and logs: "key_health", "usage", "answer"
 
     @property
     def merge_key(self) -> Hashable | None: ...
