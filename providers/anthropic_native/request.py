@@ -12,6 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from providers.anthropic_native.models import takes_temperature, thinking_form
 from providers.speaker import with_speaker
 from providers.types import (
     ChatRequest,
@@ -38,6 +39,11 @@ def thinking_budget(request: ChatRequest) -> int | None:
     if request.reasoning_effort:
         return EFFORT_BUDGETS.get(request.reasoning_effort.lower())
     return None
+
+
+def effort_of(budget: int) -> str:
+    """The adaptive form's effort for a token budget (the inverse of EFFORT_BUDGETS)."""
+    return next((effort for effort, most in EFFORT_BUDGETS.items() if budget <= most), "high")
 
 
 def _tool_use_block(call: FunctionCall, index: int) -> dict[str, Any]:
@@ -115,14 +121,19 @@ def build_arguments(request: ChatRequest, model: str) -> dict[str, Any]:
     system = "\n\n".join(t for t in (request.system, *inline_system) if t)
     max_tokens = request.max_output_tokens or DEFAULT_MAX_TOKENS
     arguments: dict[str, Any] = {"model": model, "messages": turns}
-    budget = thinking_budget(request)
+    form = thinking_form(model)  # which the model takes: none, a budget, adaptive (models.py)
+    budget = thinking_budget(request) if form is not None else None
     if budget is not None:
-        if max_tokens <= budget:
+        if max_tokens <= budget:  # thinking counts toward max_tokens: leave room for the answer
             max_tokens = budget + (request.max_output_tokens or DEFAULT_MAX_TOKENS)
-        arguments["thinking"] = {"type": "enabled", "budget_tokens": budget}
-    elif request.temperature is not None:
-        # Extended thinking only accepts the default temperature, so it is sent without one.
-        arguments["temperature"] = request.temperature
+        if form == "budget":
+            arguments["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        else:
+            arguments["thinking"] = {"type": "adaptive"}
+            arguments["output_config"] = {"effort": effort_of(budget)}
+    elif request.temperature is not None and takes_temperature(model):
+        # Thinking takes only the default temperature; the SDK has no argument for it.
+        arguments["extra_body"] = {"temperature": request.temperature}
     arguments["max_tokens"] = max_tokens
     if system:
         arguments["system"] = system

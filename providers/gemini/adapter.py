@@ -143,7 +143,7 @@ class GeminiAdapter(SdkStreamAdapter[genai.Client]):
     async def start_stream(self, request: ChatRequest) -> AsyncIterator[RawStreamChunk]:
         """Send the request and yield one RawStreamChunk per payload, then an end marker."""
         api = self._sdk().aio._api_client
-        http_request = api._build_request("post", self._path(), build_body(request), None)
+        http_request = api._build_request("post", self._path(), build_body(request, self.model), None)
         async with response_timeout(self.timeout):
             response = await api._async_request(http_request=http_request, stream=True)
         transport = response.response_stream

@@ -11,6 +11,7 @@ one user turn.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -28,6 +29,11 @@ from providers.types import (
 # FunctionCall.provider_fields key a caller may use instead of `thought_signature`.
 THOUGHT_SIGNATURE = "thought_signature"
 EFFORT_BUDGETS = {"low": 1024, "medium": 8192, "high": 24576}
+# Models without thinking, which refuse a `thinkingConfig` (400): Gemini 1.x, the 2.0
+# models (but the experimental 2.0 "thinking" ones) and the open Gemma models served by
+# the same API. Thinking came with Gemini 2.5 and every model since (3.x takes the
+# budget too), so any other name, a newer one included, is sent the thinking it asks for.
+_WITHOUT_THINKING = re.compile(r"^(models/)?(gemini-1\.|gemini-2\.0-(?!.*thinking)|gemma-)")
 
 
 def _call_part(call: FunctionCall) -> dict[str, Any]:
@@ -95,6 +101,11 @@ def build_contents(messages: Sequence[Message]) -> tuple[list[dict[str, Any]], l
     return contents, system_texts
 
 
+def takes_thinking(model: str) -> bool:
+    """Whether the model accepts a thinking configuration (see `_WITHOUT_THINKING`)."""
+    return _WITHOUT_THINKING.match(model.strip().lower()) is None
+
+
 def thinking_config(request: ChatRequest) -> dict[str, Any] | None:
     """Thinking with thought summaries when reasoning was asked for."""
     if request.thinking_budget is not None:
@@ -106,8 +117,9 @@ def thinking_config(request: ChatRequest) -> dict[str, Any] | None:
     return None
 
 
-def build_body(request: ChatRequest) -> dict[str, Any]:
-    """The JSON body of `models/{model}:streamGenerateContent`."""
+def build_body(request: ChatRequest, model: str = "") -> dict[str, Any]:
+    """The JSON body of `models/{model}:streamGenerateContent` (thinking only for a
+    `model` that takes it)."""
     contents, inline_system = build_contents(request.messages)
     body: dict[str, Any] = {"contents": contents}
     system = "\n\n".join(t for t in (request.system, *inline_system) if t)
@@ -129,7 +141,7 @@ def build_body(request: ChatRequest) -> dict[str, Any]:
         config["maxOutputTokens"] = request.max_output_tokens
     if request.temperature is not None:
         config["temperature"] = request.temperature
-    thinking = thinking_config(request)
+    thinking = thinking_config(request) if takes_thinking(model) else None
     if thinking is not None:
         config["thinkingConfig"] = thinking
     if config:

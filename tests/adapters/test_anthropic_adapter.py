@@ -286,8 +286,8 @@ async def test_request_carries_history_tools_thinking_and_key(provider_server):
 
 
 def test_default_max_tokens_and_effort_budget():
-    plain = build_arguments(ChatRequest(messages=[Message("user", "x")], temperature=0.5), "m")
-    assert plain["max_tokens"] == 4096 and plain["temperature"] == 0.5 and "thinking" not in plain
+    plain = build_arguments(ChatRequest(messages=[Message("user", "x")], temperature=0.5), "claude-sonnet-4-5")
+    assert plain["max_tokens"] == 4096 and plain["extra_body"] == {"temperature": 0.5} and "thinking" not in plain
     effort = build_arguments(ChatRequest(messages=[Message("user", "x")], reasoning_effort="high"), "m")
     assert effort["thinking"]["budget_tokens"] < effort["max_tokens"]
 

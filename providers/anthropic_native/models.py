@@ -1,0 +1,59 @@
+"""What each Claude model takes: which form of thinking, and whether a temperature.
+
+Sent to a model that does not take it, either is a 400 and the answer fails, so a
+server's `/model params` must reach each model in the form it documents (checked
+2026-12-03 against Anthropic's thinking guides and model pages):
+
+- Thinking. None before Claude 3.7 (Claude 2, Instant, 3 and 3.5 refuse a `thinking`
+  argument). The token-budget form, `{"type": "enabled", "budget_tokens": N}`, from
+  3.7 Sonnet to the 4.5 models (Sonnet 4/4.5, Opus 4/4.1/4.5, Haiku 4.5). The adaptive
+  form, `{"type": "adaptive"}` with `output_config.effort`, from the 4.6 models on:
+  Opus and Sonnet 4.6 still take the budget form but it is deprecated there, and Opus
+  4.7, the Claude 5 models and the Mythos and Fable families refuse it.
+- Temperature. The anthropic SDK no longer has a `temperature` argument, so it goes in
+  the body (`extra_body`). Models released after Opus 4.6 refuse any but the default,
+  and thinking takes only the default: it is sent only to a model before 4.7 whose
+  version the name tells, and never with thinking.
+
+A name without a version number (an alias of the operator's gateway) keeps the budget
+form and gets no temperature; the Mythos and Fable families are adaptive whatever the
+name says.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+ThinkingForm = Literal["budget", "adaptive"]
+_DATE = re.compile(r"-\d{8}$")
+_ADAPTIVE_FAMILIES = re.compile(r"^claude-(mythos|fable)\b")
+
+
+def claude_version(model: str) -> tuple[int, int] | None:
+    """(major, minor) from an id such as claude-sonnet-4-5-20250929, claude-3-7-sonnet,
+    claude-2.1 or claude-opus-4-6-v1; None when the name holds no version."""
+    numbers = [int(n) for n in re.findall(r"\d+", _DATE.sub("", model.strip().lower()))]
+    if not numbers:
+        return None
+    return numbers[0], numbers[1] if len(numbers) > 1 and numbers[1] < 100 else 0
+
+
+def thinking_form(model: str) -> ThinkingForm | None:
+    """The form of thinking the model takes; None when it takes none."""
+    if _ADAPTIVE_FAMILIES.match(model.strip().lower()):
+        return "adaptive"
+    version = claude_version(model)
+    if version is None:
+        return "budget"
+    if version < (3, 7):
+        return None
+    return "budget" if version < (4, 6) else "adaptive"
+
+
+def takes_temperature(model: str) -> bool:
+    """Whether a non-default temperature may be sent to the model."""
+    if _ADAPTIVE_FAMILIES.match(model.strip().lower()):
+        return False
+    version = claude_version(model)
+    return version is not None and version < (4, 7)
