@@ -12,7 +12,9 @@ What the providers document (checked 2026-12-02):
   o1-mini, which never took it), o3, o3-mini, o3-pro, o4-mini, the gpt-5 family
   (gpt-5, -mini, -nano, -pro, gpt-5.x) and the open gpt-oss models. The gpt-5 "chat"
   models (gpt-5-chat-latest, gpt-5.x-chat-latest) are not reasoning models: OpenAI
-  refuses the field there or accepts one fixed value, so they get none.
+  refuses the field there or accepts one fixed value, so they get none. The reasoning
+  models (o1-mini and o1-preview too) refuse a temperature other than the default, so
+  they get none either.
 - OpenRouter: one `reasoning` object for every model, `{"effort": ...}` or
   `{"max_tokens": ...}`; OpenRouter maps it to the model's own switch and leaves it out
   for a model that cannot reason.
@@ -54,6 +56,13 @@ def openai_takes_effort(model: str) -> bool:
     if "chat" in name or name.startswith(_OPENAI_WITHOUT):
         return False
     return _OPENAI_REASONING.match(name) is not None
+
+
+def openai_takes_temperature(model: str) -> bool:
+    """Whether an OpenAI model takes a temperature: its reasoning models (o1-mini and
+    o1-preview among them) refuse any but the default with a 400."""
+    name = _name(model)
+    return "chat" in name or _OPENAI_REASONING.match(name) is None
 
 
 def deepseek_takes_switch(model: str) -> bool:

@@ -84,3 +84,20 @@ async def test_the_operators_switch_means_nothing_to_a_hosted_provider(provider_
     await served_outcome(provider_server, "openai", request=HIGH, model="gpt-4o-mini",
                          endpoint_policy=OPERATOR_SAYS_SO)
     assert reasoning_fields(provider_server.requests[-1].json) == {}
+
+
+TEMPERATURE_CASES = [("openai", "gpt-4o-mini", True), ("openai", "gpt-5-chat-latest", True),
+                     ("openai", "o4-mini", False), ("openai", "o1-mini", False), ("openai", "gpt-5.1", False),
+                     ("openrouter", "openai/o4-mini", True), ("deepseek", "deepseek-reasoner", True),
+                     ("zai", "glm-4.6", True), ("custom", "o4-mini", True)]
+
+
+@pytest.mark.parametrize(("provider", "model", "sent"), TEMPERATURE_CASES,
+                         ids=[f"{p}-{m}" for p, m, _ in TEMPERATURE_CASES])
+async def test_a_temperature_never_reaches_an_openai_reasoning_model(provider_server, provider, model, sent):
+    """OpenAI's reasoning models refuse any temperature but the default (a 400 for every
+    answer); elsewhere the provider or the endpoint decides."""
+    provider_server.reply(Reply(body=fx.sse_body(fx.TEXT)))
+    warm = ChatRequest(messages=[Message("user", "hi")], temperature=0.3)
+    await served_outcome(provider_server, provider, request=warm, model=model)
+    assert provider_server.requests[-1].json.get("temperature") == (0.3 if sent else None)
