@@ -9,6 +9,11 @@ from stream.pacing import ChannelBudgets, EditBudget
 from stream.sink import RateLimitInfo
 
 
+def most_in_a_window(times: list[float], window: float) -> int:
+    """The most operations Discord would count in any window opened by one of them."""
+    return max((sum(1 for t in times[i:] if t < start + window) for i, start in enumerate(times)), default=0)
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(st.floats(min_value=0, max_value=3), st.booleans()), max_size=60))
 def test_operations_that_wait_their_delay_never_exceed_the_limit(requests):
@@ -19,8 +24,7 @@ def test_operations_that_wait_their_delay_never_exceed_the_limit(requests):
         now += budget.delay(now, mandatory=mandatory)
         budget.record(now)
         times.append(now)
-    for i, start in enumerate(times):
-        assert sum(1 for t in times[i:] if t < start + budget.window) <= budget.limit
+    assert most_in_a_window(times, budget.window) <= budget.limit
 
 
 @settings(max_examples=200, deadline=None)
@@ -38,8 +42,7 @@ def test_operations_held_before_they_arrive_count_from_their_arrival(requests):
         now += held
         arrivals.append(now)
         budget.settle(now)
-    for i, start in enumerate(arrivals):
-        assert sum(1 for t in arrivals[i:] if t < start + budget.window) <= budget.limit
+    assert most_in_a_window(arrivals, budget.window) <= budget.limit
 
 
 def test_ordinary_edits_leave_the_reserve_for_the_final_edit():
