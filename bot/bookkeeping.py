@@ -9,7 +9,7 @@ statement (`add_usages`, `record_answers`).
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime
 from typing import ClassVar
 
@@ -82,17 +82,12 @@ class UsageWrite:
         return self.add.key, self.add.counts.estimated  # the row's whole identity
 
     def plus(self, other: UsageWrite) -> UsageWrite:
-        a, b = self.add.counts, other.add.counts
-        counts = replace(a, input_tokens=a.input_tokens + b.input_tokens,
-                         output_tokens=a.output_tokens + b.output_tokens,
-                         reasoning_tokens=a.reasoning_tokens + b.reasoning_tokens,
-                         cached_input_tokens=a.cached_input_tokens + b.cached_input_tokens)
-        return UsageWrite(UsageAdd(self.add.key, counts, self.add.messages + other.add.messages))
+        return UsageWrite(UsageAdd(self.add.key, self.add.counts + other.add.counts,
+                                   self.add.messages + other.add.messages))
 
     @classmethod
     async def write_all(cls, session: AsyncSession, items: Sequence[UsageWrite]) -> None:
         await add_usages(session, [item.add for item in items])
-
 
 
 @dataclass(frozen=True)

@@ -181,7 +181,11 @@ class GlobalBudget:
 
     def settle(self, departure: Departure) -> None:
         """The request is back (answered or failed): it counts from now, not from when it
-        was let go, so its slot frees no earlier than Discord's count of it ends."""
+        was let go, so its slot frees no earlier than Discord's count of it ends.
+
+        Unlike a channel's budget (stream/pacing.py), a request on its way does not hold
+        its slot past the window: the end is seen through aiohttp's trace, and a request
+        whose end it never reported must not shrink the budget for good."""
         try:
             self._times.remove(departure.at)
         except ValueError:

@@ -47,7 +47,7 @@ class SdkStreamAdapter(ABC, Generic[ClientT]):
     # Attributes the repr shows; never anything that holds a key.
     repr_fields: ClassVar[tuple[str, ...]] = ("model",)
     # Keyword options `create` passes on to the constructor; it drops all others.
-    option_names: ClassVar[frozenset[str]] = frozenset({"timeout", "clients", "http_transport"})
+    option_names: ClassVar[frozenset[str]] = frozenset({"timeout", "clients"})
 
     @classmethod
     def create(
@@ -62,14 +62,14 @@ class SdkStreamAdapter(ABC, Generic[ClientT]):
         return cls(provider, api_key=api_key, model=model, base_url=base_url, **taken)
 
     def __init__(self, provider: str, *, model: str, timeout: float | None,
-                 clients: ClientPool | None = None, http_transport: Transport | None = None) -> None:
+                 clients: ClientPool | None = None) -> None:
         self.provider = provider
         self.model = model
         self.timeout = timeout
         self._client: ClientT | None = None
         self._clients = clients
-        # What the HTTP client sends through: given, else the pool's, else the default.
-        self._transport: Transport = http_transport or (
+        # What the HTTP client sends through: the pool's (PROVIDER_HTTP_TRANSPORT), else the default.
+        self._transport: Transport = (
             clients.transport if clients is not None else http_transport_module.DEFAULT_TRANSPORT)
 
     def _http(self, key: ClientKey, make: Callable[[], HttpT]) -> HttpT:

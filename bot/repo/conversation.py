@@ -32,14 +32,10 @@ class RecordedAnswer:
     message_ids: tuple[int, ...]
 
 
-async def record_answer(session: AsyncSession, channel_id: int, question_id: int,
-                        message_ids: Sequence[int]) -> None:
-    """Remember which messages make one answer (first message first)."""
-    await record_answers(session, [RecordedAnswer(question_id, channel_id, tuple(message_ids))])
-
-
 async def record_answers(session: AsyncSession, answers: Sequence[RecordedAnswer]) -> None:
-    """Remember many answers: one statement sent with every part's values (executemany)."""
+    """Remember which messages make each answer (first message first); a part already
+    recorded (by another shard) stays as it is. One statement sent with every part's
+    values (executemany)."""
     rows = [{"message_id": mid, "first_message_id": answer.message_ids[0], "question_id": answer.question_id,
              "channel_id": answer.channel_id, "position": position}
             for answer in answers for position, mid in enumerate(answer.message_ids)]

@@ -81,14 +81,9 @@ class UsageAdd:
                 "messages": self.messages}
 
 
-async def add_usage(session: AsyncSession, key: UsageKey, counts: TokenCounts) -> None:
-    """Add one answer to its day row, creating the row when it is the day's first."""
-    await add_usages(session, [UsageAdd(key, counts)])
-
-
 async def add_usages(session: AsyncSession, adds: Sequence[UsageAdd]) -> None:
-    """Add to many day rows: one statement sent with every row's values (executemany)
-    per conflict target, however many answers it holds."""
+    """Add answers to their day rows, creating a row when it is the day's first: one
+    statement sent with every row's values (executemany) per conflict target."""
     for in_dm in (False, True):
         params = [add.params() for add in adds if (add.key.guild_id is None) == in_dm]
         if params:

@@ -41,6 +41,12 @@ class TokenCounts:
         """Input plus output (reasoning is part of output): what a limit counts."""
         return self.input_tokens + self.output_tokens
 
+    def __add__(self, other: TokenCounts) -> TokenCounts:
+        """Two answers' counts together (estimated if either was)."""
+        return TokenCounts(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens,
+                           self.reasoning_tokens + other.reasoning_tokens,
+                           self.cached_input_tokens + other.cached_input_tokens, self.estimated or other.estimated)
+
 
 def _estimate(characters: int) -> int:
     return math.ceil(characters / CHARS_PER_TOKEN)

@@ -28,7 +28,7 @@ from providers.anthropic_native.events import (
 )
 from providers.anthropic_native.request import build_arguments
 from providers.client_pool import ClientKey, ClientPool
-from providers.http_transport import Transport, body_pieces, sdk_http_client
+from providers.http_transport import body_pieces, sdk_http_client
 from providers.safe_transport import RedirectRefused
 from providers.sdk_adapter import DEFAULT_TIMEOUT, END_OF_BODY, SdkStreamAdapter, decode_event_data
 from providers.streaming import SSEDecoder, response_timeout
@@ -47,9 +47,8 @@ class AnthropicAdapter(SdkStreamAdapter[anthropic.AsyncAnthropic]):
     def __init__(
         self, provider: str, *, api_key: str, model: str, base_url: str | None = None,
         timeout: float | None = DEFAULT_TIMEOUT, clients: ClientPool | None = None,
-        http_transport: Transport | None = None,
     ) -> None:
-        super().__init__(provider, model=model, timeout=timeout, clients=clients, http_transport=http_transport)
+        super().__init__(provider, model=model, timeout=timeout, clients=clients)
         self._client_options: dict[str, Any] = {
             "api_key": api_key, "base_url": base_url, "max_retries": 0, "timeout": timeout,
         }
@@ -103,5 +102,4 @@ class AnthropicAdapter(SdkStreamAdapter[anthropic.AsyncAnthropic]):
 
 
 create = AnthropicAdapter.create
-"""Registry entry point (providers.adapter.create_adapter); options: `timeout`, `clients`,
-`http_transport`."""
+"""Registry entry point (providers.adapter.create_adapter); options: `timeout`, `clients`."""

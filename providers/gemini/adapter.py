@@ -103,14 +103,14 @@ class GeminiAdapter(SdkStreamAdapter[genai.Client]):
     """One configured client; every `start_stream` call makes its own stream state."""
 
     family = "gemini"
-    option_names = frozenset({"timeout", "api_version", "clients", "http_transport"})
+    option_names = frozenset({"timeout", "api_version", "clients"})
 
     def __init__(
         self, provider: str, *, api_key: str, model: str, base_url: str | None = None,
         timeout: float | None = DEFAULT_TIMEOUT, api_version: str = API_VERSION,
-        clients: ClientPool | None = None, http_transport: Transport | None = None,
+        clients: ClientPool | None = None,
     ) -> None:
-        super().__init__(provider, model=model, timeout=timeout, clients=clients, http_transport=http_transport)
+        super().__init__(provider, model=model, timeout=timeout, clients=clients)
         self._api_key = api_key
         self._base_url = base_url
         # No HttpOptions.timeout: with aiohttp it is a *total* deadline that would cut

@@ -117,7 +117,7 @@ def thinking_config(request: ChatRequest) -> dict[str, Any] | None:
     return None
 
 
-def build_body(request: ChatRequest, model: str = "") -> dict[str, Any]:
+def build_body(request: ChatRequest, model: str) -> dict[str, Any]:
     """The JSON body of `models/{model}:streamGenerateContent` (thinking only for a
     `model` that takes it)."""
     contents, inline_system = build_contents(request.messages)

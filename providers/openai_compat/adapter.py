@@ -16,7 +16,7 @@ import openai
 from providers.client_pool import ClientKey, ClientPool
 from providers.endpoint_check import EndpointPolicy
 from providers.errors import classify_error_body, classify_failure, error_fields
-from providers.http_transport import Transport, body_pieces, sdk_http_client
+from providers.http_transport import body_pieces, sdk_http_client
 from providers.openai_compat.normalize import (
     END_OF_BODY,
     FAILURE,
@@ -54,8 +54,7 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
     family = "openai_compat"
     repr_fields = ("provider", "model", "base_url")
     option_names = frozenset(
-        {"timeout", "connect_timeout", "verbatim_tool_calling", "default_headers", "endpoint_policy", "clients",
-         "http_transport"}
+        {"timeout", "connect_timeout", "verbatim_tool_calling", "default_headers", "endpoint_policy", "clients"}
     )
 
     def __init__(
@@ -71,7 +70,6 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
         default_headers: dict[str, str] | None = None,
         endpoint_policy: EndpointPolicy | None = None,
         clients: ClientPool | None = None,
-        http_transport: Transport | None = None,
     ) -> None:
         if provider not in FAMILY:
             raise ValueError(f"{provider!r} is not an OpenAI-compatible provider; expected one of {FAMILY}")
@@ -81,7 +79,7 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
             base_url = DEFAULT_BASE_URLS[provider]
         if not api_key and provider != "custom":
             raise ValueError(f"the {provider} provider needs an API key; only a custom endpoint may have none")
-        super().__init__(provider, model=model, timeout=timeout, clients=clients, http_transport=http_transport)
+        super().__init__(provider, model=model, timeout=timeout, clients=clients)
         self._no_auth: dict[str, Any] = {} if api_key else {"extra_headers": {"Authorization": openai.Omit()}}
         self.base_url = base_url
         self.verbatim_tool_calling = bool(verbatim_tool_calling)
@@ -188,7 +186,6 @@ bound), `connect_timeout`, `verbatim_tool_calling` (custom only), `default_heade
 `endpoint_policy` (custom only: an `EndpointPolicy`, e.g. `EndpointPolicy(allow_private=True)`
 for ALLOW_PRIVATE_ENDPOINTS; by default only public addresses are reached and no
 `reasoning_effort` is sent), `clients` (a `ClientPool` whose shared HTTP client the SDK
-client uses), `http_transport` ("aiohttp" or "httpx": what the HTTP client sends through; default the
-pool's, else httpx2's own; providers/http_transport.py).
+client uses, sending through the pool's transport: aiohttp or httpx2, providers/http_transport.py).
 Others are ignored so one option set can be passed to any provider.
 """

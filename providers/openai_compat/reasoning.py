@@ -58,9 +58,12 @@ def openai_takes_effort(model: str) -> bool:
     return _OPENAI_REASONING.match(name) is not None
 
 
-def openai_takes_temperature(model: str) -> bool:
-    """Whether an OpenAI model takes a temperature: its reasoning models (o1-mini and
-    o1-preview among them) refuse any but the default with a 400."""
+def takes_temperature(provider: str, model: str) -> bool:
+    """Whether a temperature may go to the model: not to OpenAI's reasoning models
+    (o1-mini and o1-preview among them), which refuse any but the default with a 400;
+    elsewhere the provider or the endpoint decides."""
+    if provider != "openai":
+        return True
     name = _name(model)
     return "chat" in name or _OPENAI_REASONING.match(name) is None
 

@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from providers.openai_compat.reasoning import add_reasoning, openai_takes_temperature
+from providers.openai_compat.reasoning import add_reasoning, takes_temperature
 from providers.speaker import name_field, with_speaker
 from providers.types import (
     ChatRequest,
@@ -155,7 +155,7 @@ def build_request(provider: str, model: str, request: ChatRequest, *,
         # OpenAI's reasoning models refuse `max_tokens`; the rest of the family expects it.
         key = "max_completion_tokens" if provider == "openai" else "max_tokens"
         body[key] = request.max_output_tokens
-    if request.temperature is not None and (provider != "openai" or openai_takes_temperature(model)):
+    if request.temperature is not None and takes_temperature(provider, model):
         body["temperature"] = request.temperature
     extra: dict[str, Any] = {}
     add_reasoning((provider, model), request, body, extra, custom_effort=custom_reasoning_effort)
@@ -176,4 +176,3 @@ def untyped_arguments(arguments: dict[str, Any]) -> dict[str, Any]:
     body = {key: value for key, value in arguments.items() if key != "extra_body"}
     body.update(arguments.get("extra_body") or {})
     return {"model": arguments["model"], "messages": [], "stream": True, "extra_body": body}
-

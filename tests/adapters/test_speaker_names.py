@@ -60,12 +60,12 @@ def test_anthropic_prefixes_each_speakers_text_and_the_bot_stays_plain() -> None
 
 def test_gemini_prefixes_each_speakers_text_and_tool_results_keep_their_name() -> None:
     request = conversation()
-    contents = build_body(request)["contents"]
+    contents = build_body(request, "gemini-2.5-flash")["contents"]
     assert contents == [
         {"role": "user", "parts": [{"text": "Alice Smith: hi"}]},
         {"role": "model", "parts": [{"text": "hello"}]},
         {"role": "user", "parts": [{"text": "太郎: and me?"}, {"text": "no name here"}]},
     ]
     tool = ChatRequest(messages=[Message("tool", '{"ok": true}', tool_call_id="c1", name="lookup")])
-    [result] = build_body(tool)["contents"]
+    [result] = build_body(tool, "gemini-2.5-flash")["contents"]
     assert result["parts"][0]["functionResponse"]["name"] == "lookup"

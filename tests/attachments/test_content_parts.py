@@ -53,7 +53,7 @@ def test_anthropic_renders_base64_image_blocks():
 
 
 def test_gemini_renders_inline_data_parts():
-    body = build_body(ChatRequest(messages=[Message("user", PARTS)]))
+    body = build_body(ChatRequest(messages=[Message("user", PARTS)]), "gemini-2.5-flash")
     assert body["contents"] == [{"role": "user", "parts": [
         {"text": "Attached image: a.png"},
         {"inlineData": {"mimeType": "image/png", "data": B64}},

@@ -27,10 +27,8 @@ WRITE_PREFIXES = ("set_", "add_", "remove_", "clear_", "record_", "take_", "dele
 BOOKKEEPING = {
     "record_key_success": "health counters; a success only ends a rest early",
     "record_key_failure": "bumps by itself, only when it sets a rest",
-    "record_answer": "conversation memory, read per message, never cached",
-    "record_answers": "the same, many answers in one statement",
-    "add_usage": "usage counters, counted in the database by every process",
-    "add_usages": "the same, many rows in one statement",
+    "record_answers": "conversation memory, read per message, never cached",
+    "add_usages": "usage counters, counted in the database by every process",
     "take_message": "the hourly message counter, taken atomically in the database",
 }
 

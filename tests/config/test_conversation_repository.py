@@ -11,7 +11,7 @@ from bot.repo.conversation import (
     RecordedAnswer,
     answer_of,
     history_messages,
-    record_answer,
+    record_answers,
     set_history_messages,
 )
 from bot.repo.routes import server_key_pool
@@ -22,9 +22,9 @@ GUILD = 4242
 
 async def test_every_part_leads_to_the_whole_answer(sessions) -> None:
     async with sessions() as session, session.begin():
-        await record_answer(session, 7, 100, [201, 202, 203])
-        await record_answer(session, 7, 100, [201, 202, 203])  # a second writer changes nothing
-        await record_answer(session, 7, 300, [])
+        await record_answers(session, [RecordedAnswer(100, 7, (201, 202, 203))])
+        await record_answers(session, [RecordedAnswer(100, 7, (201, 202, 203))])  # a second writer changes nothing
+        await record_answers(session, [RecordedAnswer(300, 7, ())])  # an answer with no message: nothing
     async with sessions() as session:
         whole = RecordedAnswer(100, 7, (201, 202, 203))
         assert [await answer_of(session, mid) for mid in (201, 202, 203)] == [whole] * 3

@@ -13,13 +13,26 @@ from bot.db.engine import session_factory
 from bot.db.models import GenerationParams, UsageDay, UsageLimits
 from bot.repo.common import RepositoryError
 from bot.repo.params import get_params, set_params
-from bot.repo.usage import UsageKey, add_usage, get_limits, limited_tokens, set_limits, usage_by
+from bot.repo.usage import (
+    UsageAdd,
+    UsageKey,
+    add_usages,
+    get_limits,
+    limited_tokens,
+    set_limits,
+    usage_by,
+)
 from bot.usage.limits import reached
 from bot.usage.tokens import TokenCounts
 
 GUILD, ALICE, BOB = 1001, 2001, 2002
 NOW = datetime(2026, 12, 2, 14, 25, tzinfo=UTC)
 DAY = NOW.date()
+
+
+async def add_usage(session, key: UsageKey, counts: TokenCounts) -> None:
+    """One answer added to its day row."""
+    await add_usages(session, [UsageAdd(key, counts)])
 
 
 def key(user: int = ALICE, *, guild: int | None = GUILD, source: str = "server", day: date = DAY) -> UsageKey:

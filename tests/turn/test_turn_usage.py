@@ -284,7 +284,7 @@ async def test_reasoning_off_sends_no_reasoning_and_the_operators_cap_stays_the_
 
 async def test_a_reached_limit_closes_only_the_servers_fallback_behind_a_members_own_key(
         fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot, monkeypatch) -> None:
-    from bot.repo.usage import UsageKey, add_usage
+    from bot.repo.usage import UsageAdd, UsageKey, add_usages
     from bot.usage.tokens import TokenCounts
     from tests.support.data_errors import anthropic_error
 
@@ -299,7 +299,8 @@ async def test_a_reached_limit_closes_only_the_servers_fallback_behind_a_members
         guild, user = int(fake.guild_id), int(fake.member_user["id"])
         async with bot.sessions() as session, session.begin():
             today = datetime.now(UTC).date()
-            await add_usage(session, UsageKey(guild, user, "custom", "model-a", "server", today), TokenCounts(90, 20))
+            spent = UsageKey(guild, user, "custom", "model-a", "server", today)
+            await add_usages(session, [UsageAdd(spent, TokenCounts(90, 20))])
         await command(run, fake, "limits", sub("set", opt("tokens_per_day", 100)))
         await ask(fake, "mine, then yours?")
         await run.wait_for(lambda: any(m.embeds for m in fake.bot_messages(fake.channel_id)))
