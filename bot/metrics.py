@@ -3,14 +3,9 @@ so no provider, model or member can grow the number of series."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import AsyncGenerator, AsyncIterator
-from contextlib import aclosing
-
 from prometheus_client import Counter, Gauge, Histogram
 
 from providers.metrics import provider_label
-from providers.types import ProcessedChunk
 
 DELIVERY_FAILURE_KINDS = ("unavailable", "gone", "forbidden", "sink_error", "internal")
 DELIVERY_FAILURES = Counter(
@@ -83,17 +78,8 @@ def status_label(status: int) -> str:
     return "429" if status == 429 else closed_label(f"{status // 100}xx", DISCORD_STATUSES)
 
 
-async def first_token_timed(chunks: AsyncGenerator[ProcessedChunk, None],
-                            provider: str) -> AsyncIterator[ProcessedChunk]:
-    """Pass `chunks` on, observing when the first content arrived (an error is not content).
-
-    Closing this closes `chunks` too, so an interrupted answer releases its connection at once.
-    """
-    started = time.perf_counter()
-    timed = False
-    async with aclosing(chunks):
-        async for chunk in chunks:
-            if not timed and (chunk.type in ("text", "function_call") or chunk.thoughts):
-                FIRST_TOKEN_SECONDS.labels(provider_label(provider)).observe(time.perf_counter() - started)
-                timed = True
-            yield chunk
+def observe_first_content(seconds: float | None, provider: str) -> None:
+    """How long a provider took to show anything, observed once its stream ended (timing
+    it while the stream ran would put one more layer between the socket and the reader)."""
+    if seconds is not None:
+        FIRST_TOKEN_SECONDS.labels(provider_label(provider)).observe(seconds)

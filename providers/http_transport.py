@@ -38,11 +38,15 @@ from providers.safe_transport import (
     RedirectRefused,
     no_redirect_options,
 )
+from providers.streaming import PieceReader, reader_of
 
 Transport = Literal["aiohttp", "httpx"]
 TRANSPORTS: tuple[Transport, ...] = ("aiohttp", "httpx")
 # For an adapter given neither `http_transport` nor a pool (benches, tests): httpx2's own.
 DEFAULT_TRANSPORT: Transport = "httpx"
+
+# The response extension holding the body's PieceReader (set by AiohttpTransport).
+PIECE_READER = "bot.piece_reader"
 
 _CONNECTION_LIMITS = httpx2.Limits(max_connections=1000, max_keepalive_connections=100)
 
@@ -91,7 +95,10 @@ def _mapped(exc: aiohttp.ClientError, *, reading: bool) -> Exception:
 
 
 class _AiohttpBody(httpx2.AsyncByteStream):
-    """A response body as aiohttp hands it over: each network read as it arrives."""
+    """A response body as aiohttp hands it over: each network read as it arrives.
+
+    `read_piece` is also handed out as the response's PIECE_READER extension, so the
+    adapters read the body straight from aiohttp, past httpx2's stream wrappers."""
 
     __slots__ = ("_response",)
 
@@ -99,9 +106,13 @@ class _AiohttpBody(httpx2.AsyncByteStream):
         self._response = response
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
+        while piece := await self.read_piece():
+            yield piece
+
+    async def read_piece(self) -> bytes:
+        """The next network read; `b""` at the end of the body."""
         try:
-            async for piece in self._response.content.iter_any():
-                yield piece
+            return await self._response.content.readany()
         except aiohttp.ClientError as exc:
             raise _mapped(exc, reading=True) from exc
 
@@ -145,9 +156,10 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
                 server_hostname=request.extensions.get("sni_hostname"))
         except aiohttp.ClientError as exc:
             raise _mapped(exc, reading=False) from exc
-        return httpx2.Response(response.status, headers=response.raw_headers, stream=_AiohttpBody(response),
-                               request=request, extensions={"http_version": b"HTTP/1.1",
-                                                            "reason_phrase": (response.reason or "").encode()})
+        body = _AiohttpBody(response)
+        return httpx2.Response(response.status, headers=response.raw_headers, stream=body, request=request,
+                               extensions={"http_version": b"HTTP/1.1", PIECE_READER: body.read_piece,
+                                           "reason_phrase": (response.reason or "").encode()})
 
     async def aclose(self) -> None:
         if self._session is not None:
@@ -189,15 +201,19 @@ def sdk_http_client(
 
 
 
-def body_pieces(response: httpx2.Response) -> AsyncIterator[bytes]:
+def body_reader(response: httpx2.Response) -> PieceReader:
     """A streamed response's body as it arrives, for the adapters' SSE decoders.
 
     A body sent without a content coding (every provider's event stream) is read
-    straight from the transport's byte stream: httpx2's `aiter_bytes` adds two async
-    generators and a decoder per network read that only pass the bytes on. A compressed
-    body still goes through `aiter_bytes`, which decodes it.
+    straight from the transport: from aiohttp itself when AiohttpTransport sent the
+    request (its PIECE_READER), else from the transport's byte stream; httpx2's
+    `aiter_bytes` adds two async generators and a decoder per network read that only
+    pass the bytes on. A compressed body still goes through `aiter_bytes`, which decodes it.
     """
     coding = response.headers.get("content-encoding", "").strip().lower()
-    if coding in ("", "identity"):
-        return aiter(response.stream)  # type: ignore[arg-type]
-    return response.aiter_bytes()
+    if coding not in ("", "identity"):
+        return reader_of(response.aiter_bytes())
+    direct = response.extensions.get(PIECE_READER)
+    if direct is not None:
+        return direct
+    return reader_of(aiter(response.stream))  # type: ignore[arg-type]

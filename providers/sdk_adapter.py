@@ -20,7 +20,7 @@ from providers import http_transport as http_transport_module
 from providers.client_pool import ClientKey, ClientPool
 from providers.error_description import describe_error
 from providers.http_transport import Transport
-from providers.streaming import SSEDecoder, with_inactivity_timeout
+from providers.streaming import PieceReader, SSEDecoder, with_inactivity_timeout
 from providers.types import ProcessedChunk, ProviderError, RawStreamChunk
 
 DEFAULT_TIMEOUT = 120.0
@@ -110,7 +110,7 @@ class SdkStreamAdapter(ABC, Generic[ClientT]):
         return describe_error(error, locale)
 
     async def relay_events(
-        self, pieces: AsyncIterator[bytes], decoder: SSEDecoder, provider: str, state: Any
+        self, read: PieceReader, decoder: SSEDecoder, provider: str, state: Any
     ) -> AsyncIterator[RawStreamChunk]:
         """Yield one RawStreamChunk per SSE event of the body, then the END_OF_BODY marker.
 
@@ -119,7 +119,8 @@ class SdkStreamAdapter(ABC, Generic[ClientT]):
         transport saw no cut) completes a last event that lacks its blank line; it is
         marked `tail`, so a cut JSON there reads as an interruption (`decode_event_data`).
         """
-        async for piece in with_inactivity_timeout(pieces, self.timeout):
+        read = with_inactivity_timeout(read, self.timeout)
+        while piece := await read():
             for event, data in decoder.feed(piece):
                 yield RawStreamChunk(data, provider, {"event": event, "stream": state})
         for event, data in decoder.feed(b"\n\n"):

@@ -4,8 +4,9 @@
   incremental and split-invariant (any byte split gives the same events) and keeps
   payloads as bytes, because `jiter.from_json` parses bytes directly: decoding to `str`
   first would cost a copy per event on the hot path.
-- `with_inactivity_timeout` bounds each wait for the next piece of a stream, and
-  `response_timeout` the wait for the response itself (the adapters' `timeout` option).
+- A body is read through a `PieceReader` (the next network read, `b""` at the end):
+  `with_inactivity_timeout` bounds each wait for the next piece, and `response_timeout`
+  the wait for the response itself (the adapters' `timeout` option).
 - `classify_transport_error` maps the failures of the three HTTP stacks the SDKs use
   (httpx, httpx2, aiohttp) plus our own stream errors to a `ProviderError`.
 """
@@ -13,16 +14,22 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Iterator
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any
 
 from providers.errors import STREAM_INTERRUPTED, classify_failure
 from providers.types import ProviderError
 
-T = TypeVar("T")
-
 SSEEvent = tuple[str | None, bytes]
 """`(event name or None, data)`; data lines are joined with `\\n`, as the SSE format says."""
+
+PieceReader = Callable[[], Awaitable[bytes]]
+"""The next piece of a response body as it came off the network; `b""` once it ended.
+
+Adapters read bodies through a function, not an async iterator: each async-generator
+layer between the socket and the decoder is resumed and suspended once per network read,
+and on a trickled stream (one small event per read, as providers send) those layers cost
+more than decoding the event."""
 
 # A body that never reaches an event boundary is not an SSE stream; stop buffering it.
 MAX_PENDING_BYTES = 8 * 1024 * 1024
@@ -126,31 +133,40 @@ def iter_sse(chunks: Iterator[bytes]) -> Iterator[SSEEvent]:
     yield from decoder.finish()
 
 
-class _InactivityTimeout(AsyncIterator[T]):
-    """Wraps an async iterator; each `__anext__` must finish within `seconds`.
+def reader_of(pieces: AsyncIterator[bytes]) -> PieceReader:
+    """An async iterator of byte pieces as a PieceReader (an empty piece is not the end)."""
 
-    One lazy timer per stream instead of an `asyncio.timeout` per item: a wait records
+    async def read() -> bytes:
+        async for piece in pieces:
+            if piece:
+                return piece
+        return b""
+
+    return read
+
+
+class _InactivityTimeout:
+    """Wraps a PieceReader; each read must finish within `seconds`.
+
+    One lazy timer per stream instead of an `asyncio.timeout` per read: a read records
     when it started, and the timer (armed for the oldest deadline that may still hold)
-    re-arms itself for the current wait's deadline or, once it passed, cancels the
-    waiting task, which turns that cancellation into `StreamTimeoutError`. An item
+    re-arms itself for the current read's deadline or, once it passed, cancels the
+    reading task, which turns that cancellation into `StreamTimeoutError`. A read
     costs a clock read and two attribute writes; the timer fires about once per
-    `seconds` at most, where a timeout per item scheduled and cancelled a timer each time.
+    `seconds` at most, where a timeout per read scheduled and cancelled a timer each time.
     """
 
-    __slots__ = ("_source", "_seconds", "_started", "_task", "_timer", "_expired")
+    __slots__ = ("_read", "_seconds", "_started", "_task", "_timer", "_expired")
 
-    def __init__(self, source: AsyncIterator[T], seconds: float) -> None:
-        self._source = source
+    def __init__(self, read: PieceReader, seconds: float) -> None:
+        self._read = read
         self._seconds = seconds
-        self._started: float | None = None  # when the current wait began (None: not waiting)
+        self._started: float | None = None  # when the current read began (None: not reading)
         self._task: asyncio.Task[Any] | None = None
         self._timer: asyncio.TimerHandle | None = None
         self._expired = False
 
-    def __aiter__(self) -> _InactivityTimeout[T]:
-        return self
-
-    async def __anext__(self) -> T:
+    async def __call__(self) -> bytes:
         loop = asyncio.get_running_loop()
         task = self._task = asyncio.current_task()
         cancelling = task.cancelling() if task is not None else 0
@@ -158,17 +174,20 @@ class _InactivityTimeout(AsyncIterator[T]):
         if self._timer is None:
             self._timer = loop.call_at(started + self._seconds, self._check)
         try:
-            return await self._source.__anext__()
+            piece = await self._read()
         except asyncio.CancelledError:
             self._disarm()
             if self._expired and task is not None and task.uncancel() <= cancelling:
                 raise StreamTimeoutError(f"no data from the provider for {self._seconds:g} s") from None
             raise
-        except BaseException:  # the end of the stream or its failure: nothing left to time
+        except BaseException:  # the body failed: nothing left to time
             self._disarm()
             raise
         finally:
             self._started = None
+        if not piece:  # the end of the body
+            self._disarm()
+        return piece
 
     def _disarm(self) -> None:
         if self._timer is not None:
@@ -176,11 +195,11 @@ class _InactivityTimeout(AsyncIterator[T]):
             self._timer = None
 
     def _check(self) -> None:
-        """The timer: cancel a wait past its deadline, else re-arm for the current one."""
+        """The timer: cancel a read past its deadline, else re-arm for the current one."""
         self._timer = None
         started = self._started
         if started is None or self._task is None:
-            return  # not waiting: the next wait arms the timer again
+            return  # not reading: the next read arms the timer again
         loop = asyncio.get_running_loop()
         deadline = started + self._seconds
         if loop.time() >= deadline:
@@ -189,18 +208,12 @@ class _InactivityTimeout(AsyncIterator[T]):
         else:
             self._timer = loop.call_at(deadline, self._check)
 
-    async def aclose(self) -> None:
-        self._disarm()
-        close = getattr(self._source, "aclose", None)
-        if close is not None:
-            await close()
 
-
-def with_inactivity_timeout(source: AsyncIterator[T], seconds: float | None) -> AsyncIterator[T]:
-    """Bound the wait for each next item; `None` means no bound (the source as is)."""
+def with_inactivity_timeout(read: PieceReader, seconds: float | None) -> PieceReader:
+    """Bound the wait for each next piece; `None` means no bound (the reader as is)."""
     if seconds is None:
-        return source
-    return _InactivityTimeout(source, seconds)
+        return read
+    return _InactivityTimeout(read, seconds)
 
 
 class response_timeout:

@@ -90,7 +90,9 @@ class ChunkConsumer:
         self.thoughts = ThoughtRuns(limits.max_thought_chars)
         self.calls: list[FunctionCall] = []
         self.calls_dropped = 0
+        self.started_at = delivery.clock.now()
         self.last_content_at: float | None = None
+        self.first_content_at: float | None = None  # text, a call or reasoning: anything but an error
         self.error: ProviderError | None = None
         self.usage: Usage | None = None
         self.finish_reason: FinishReason | None = None
@@ -170,15 +172,21 @@ class ChunkConsumer:
         kind = chunk.type
         if kind == "text":
             if chunk.content:
-                self.last_content_at = self.delivery.clock.now()
+                self.last_content_at = now = self.delivery.clock.now()
+                if self.first_content_at is None:
+                    self.first_content_at = now
                 self.delivery.append(chunk.content)
         elif kind == "function_call":
             if chunk.function_call is not None:
-                self.last_content_at = self.delivery.clock.now()
+                self.last_content_at = now = self.delivery.clock.now()
+                if self.first_content_at is None:
+                    self.first_content_at = now
                 self._keep_call(chunk.function_call)
         elif kind == "error":
             self.error = chunk.error or internal_error("error chunk without details", "unknown")
         if chunk.thoughts:
+            if self.first_content_at is None:
+                self.first_content_at = self.delivery.clock.now()
             self.thoughts.add(chunk.thoughts)
         if chunk.serving_provider and self.serving is None:
             self.serving = chunk.serving_provider.strip() or None

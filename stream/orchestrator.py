@@ -60,6 +60,8 @@ class StreamResult:
     messages: list[SentMessage] = field(default_factory=list)
     delivery_failure: str | None = None  # why Discord delivery gave up, if it did
     chunks: int = 0
+    # How long the response took to show anything (text, a call or reasoning), in seconds.
+    first_content_seconds: float | None = None
     # Where a bound cut the answer: "messages" (the delivery's message limit), and
     # whether the kept reasoning lost its beginning.
     cut_at: str | None = None
@@ -113,6 +115,8 @@ async def run_stream(
         messages=delivery.messages,
         delivery_failure=delivery.failure,
         chunks=consumer.count,
+        first_content_seconds=(None if consumer.first_content_at is None
+                               else consumer.first_content_at - consumer.started_at),
         cut_at="messages" if delivery.overflowed else None,
         thoughts_cut=consumer.thoughts.cut,
     )

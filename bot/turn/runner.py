@@ -21,7 +21,7 @@ from typing import Any
 
 from bot.errors import ErrorScene
 from bot.errors.presentation import private_detail
-from bot.metrics import DATABASE_ERRORS, first_token_timed
+from bot.metrics import DATABASE_ERRORS, observe_first_content
 from bot.repo import ModelTarget
 from bot.tools.loop import ToolLoop
 from bot.turn.attempts import Attempt, AttemptPlan, AttemptRecord, open_adapter, target_label
@@ -118,9 +118,9 @@ async def _run_turn(ctx: TurnContext, request: ChatRequest, credentials: Credent
             await _supersede(failure, attempt)
         delivery = MessageDelivery(ctx.sink, budget=ctx.budget, max_messages=ctx.max_messages)
         try:
-            chunks = first_token_timed(normalized_stream(adapter, request), attempt.target.provider)
-            result = await run_stream(chunks, delivery, ctx.interrupt,
+            result = await run_stream(normalized_stream(adapter, request), delivery, ctx.interrupt,
                                       keep_open_for_calls=tools is not None, limits=ctx.limits)
+            observe_first_content(result.first_content_seconds, attempt.target.provider)
             if result.error is None:
                 result = await _run_tools(tools, adapter, request, _Tried(attempt, delivery, result), ctx)
                 return await _answered(ctx, plan, _Tried(attempt, delivery, result), secrets)

@@ -42,21 +42,21 @@ from providers.gemini.events import (
 )
 from providers.gemini.request import build_body
 from providers.gemini.sse import GeminiSSEDecoder
-from providers.http_transport import Transport, body_pieces, sdk_http_client
+from providers.http_transport import Transport, body_reader, sdk_http_client
 from providers.safe_transport import no_redirect_options, refuse_redirect_middleware
 from providers.sdk_adapter import DEFAULT_TIMEOUT, END_OF_BODY, SdkStreamAdapter, decode_event_data
-from providers.streaming import response_timeout
+from providers.streaming import PieceReader, response_timeout
 from providers.types import ChatRequest, ProcessedChunk, ProviderError, RawStreamChunk
 
 # Thinking and thought signatures are v1beta features; the SDK's default is v1.
 API_VERSION = "v1beta"
 
 
-def _byte_pieces(transport: Any) -> AsyncIterator[bytes]:
+def _body_reader(transport: Any) -> PieceReader:
     # httpx2 first: reading a streamed httpx2.Response's `content` raises before `read()`.
     if hasattr(transport, "aiter_bytes"):  # httpx2.Response (the shared client's transport)
-        return body_pieces(transport)
-    return transport.content.iter_any()  # aiohttp.ClientResponse
+        return body_reader(transport)
+    return transport.content.readany  # aiohttp.ClientResponse
 
 
 async def _close(transport: Any) -> None:
@@ -148,7 +148,7 @@ class GeminiAdapter(SdkStreamAdapter[genai.Client]):
             response = await api._async_request(http_request=http_request, stream=True)
         transport = response.response_stream
         try:
-            relay = self.relay_events(_byte_pieces(transport), GeminiSSEDecoder(), PROVIDER, GeminiStream())
+            relay = self.relay_events(_body_reader(transport), GeminiSSEDecoder(), PROVIDER, GeminiStream())
             async with aclosing(relay):
                 async for chunk in relay:
                     yield chunk

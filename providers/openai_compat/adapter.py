@@ -16,7 +16,7 @@ import openai
 from providers.client_pool import ClientKey, ClientPool
 from providers.endpoint_check import EndpointPolicy
 from providers.errors import classify_error_body, classify_failure, error_fields
-from providers.http_transport import body_pieces, sdk_http_client
+from providers.http_transport import body_reader, sdk_http_client
 from providers.openai_compat.normalize import (
     END_OF_BODY,
     FAILURE,
@@ -126,7 +126,8 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
         try:
             decoder = SSEDecoder()
             try:
-                async for piece in with_inactivity_timeout(body_pieces(response.http_response), self.timeout):
+                read = with_inactivity_timeout(body_reader(response.http_response), self.timeout)
+                while piece := await read():
                     for event in decoder.feed(piece):
                         yield RawStreamChunk(event, provider, shared)
             except Exception as exc:  # noqa: BLE001 - becomes held text + an error chunk

@@ -51,6 +51,8 @@ class ThinkBlockContentStripper:
         """Split one content delta into visible text and reasoning."""
         if not text:
             return StripResult("", "", False)
+        if "<" not in text and not (self._in_block or self._held or self._fragment):
+            return StripResult(text, "", False)  # no tag can start here: most chunks, unscanned
         held_before = bool(self._held) or bool(self._fragment)
         work = self._fragment + text
         self._fragment = ""

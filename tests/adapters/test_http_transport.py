@@ -20,7 +20,7 @@ from bot.settings import SettingsError, load_settings
 from providers import create_adapter, normalized_stream
 from providers.client_pool import ClientPool
 from providers.http_transport import TRANSPORTS
-from providers.streaming import StreamTimeoutError, with_inactivity_timeout
+from providers.streaming import PieceReader, StreamTimeoutError, reader_of, with_inactivity_timeout
 from tests.support import data_anthropic, data_gemini, data_openai
 from tests.support.drive_adapter import HELLO, connection, summarize
 from tests.support.fake_provider_server import Reply
@@ -68,20 +68,28 @@ async def test_a_gzip_encoded_event_stream_is_still_decoded(provider_server, tra
     assert zipped.error is None and zipped.text == unzipped.text != ""
 
 
-async def _items(gate: asyncio.Event) -> AsyncIterator[int]:
-    yield 1
-    await gate.wait()
-    yield 2
+def _pieces(gate: asyncio.Event) -> PieceReader:
+    """b"1", then b"2" once `gate` is set, then the end."""
+    async def pieces() -> AsyncIterator[bytes]:
+        yield b"1"
+        await gate.wait()
+        yield b"2"
+    return reader_of(pieces())
+
+
+async def _read_all(read: PieceReader) -> list[bytes]:
+    return [piece async for piece in _until_end(read)]
+
+
+async def _until_end(read: PieceReader) -> AsyncIterator[bytes]:
+    while piece := await read():
+        yield piece
 
 
 async def test_an_outside_cancellation_is_not_a_timeout() -> None:
     gate = asyncio.Event()
-    stream = with_inactivity_timeout(_items(gate), 60)
-
-    async def read() -> list[int]:
-        return [item async for item in stream]
-
-    task = asyncio.create_task(read())
+    stream = with_inactivity_timeout(_pieces(gate), 60)
+    task = asyncio.create_task(_read_all(stream))
     await asyncio.sleep(0)  # the reader waits for the second item
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
@@ -89,13 +97,13 @@ async def test_an_outside_cancellation_is_not_a_timeout() -> None:
 
 
 async def test_a_stall_is_a_timeout_and_an_ended_stream_leaves_no_timer() -> None:
-    stalled = with_inactivity_timeout(_items(asyncio.Event()), 0.01)
+    stalled = with_inactivity_timeout(_pieces(asyncio.Event()), 0.01)
     with pytest.raises(StreamTimeoutError):
-        _ = [item async for item in stalled]
+        await _read_all(stalled)
     gate = asyncio.Event()
     gate.set()
-    finished = with_inactivity_timeout(_items(gate), 60)
-    assert [item async for item in finished] == [1, 2]
+    finished = with_inactivity_timeout(_pieces(gate), 60)
+    assert await _read_all(finished) == [b"1", b"2"]
     assert finished._timer is None  # type: ignore[attr-defined]
     assert asyncio.current_task().cancelling() == 0  # type: ignore[union-attr]
 

@@ -19,6 +19,7 @@ from providers.streaming import (
     StreamTimeoutError,
     classify_transport_error,
     iter_sse,
+    reader_of,
     response_timeout,
     with_inactivity_timeout,
 )
@@ -106,29 +107,37 @@ def test_split_invariance(events, crlf, data):
     assert len(decode_all([body])) == len(events)
 
 
-async def _slow(delays):
-    for delay in delays:
-        await asyncio.sleep(delay)
-        yield delay
+def _slow(delays):
+    """A reader whose pieces come after these delays (each piece says its delay)."""
+    async def pieces():
+        for delay in delays:
+            await asyncio.sleep(delay)
+            yield str(delay).encode()
+    return reader_of(pieces())
+
+
+async def _pieces(read):
+    while piece := await read():
+        yield float(piece)
 
 
 async def test_inactivity_timeout_raises_after_a_stall():
     seen = []
     with pytest.raises(StreamTimeoutError):
-        async for item in with_inactivity_timeout(_slow([0, 0, 5]), 0.05):
+        async for item in _pieces(with_inactivity_timeout(_slow([0, 0, 5]), 0.05)):
             seen.append(item)
     assert seen == [0, 0]
 
 
 async def test_inactivity_timeout_bounds_each_wait_not_the_total():
-    items = [i async for i in with_inactivity_timeout(_slow([0.02] * 5), 0.2)]
+    items = [i async for i in _pieces(with_inactivity_timeout(_slow([0.02] * 5), 0.2))]
     assert len(items) == 5
-    assert [i async for i in with_inactivity_timeout(_slow([0]), None)] == [0]
+    assert [i async for i in _pieces(with_inactivity_timeout(_slow([0]), None))] == [0]
 
 
 async def test_slow_consumer_is_not_a_provider_stall():
     out = []
-    async for item in with_inactivity_timeout(_slow([0, 0]), 0.05):
+    async for item in _pieces(with_inactivity_timeout(_slow([0, 0]), 0.05)):
         await asyncio.sleep(0.1)  # the consumer's own time never counts
         out.append(item)
     assert out == [0, 0]

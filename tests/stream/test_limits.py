@@ -132,3 +132,27 @@ async def test_a_final_text_given_up_during_an_outage_lands_once_discord_recover
     assert failure == "unavailable" and shown[0].endswith(STREAMING_INDICATOR)
     # ...and repaired in the background once Discord answers again: full text, no indicator.
     assert repaired and delivery.failure is None and sink.texts() == ["Half and the rest."]
+
+
+async def test_the_time_to_first_content_counts_reasoning_but_not_an_empty_chunk():
+    clock = VirtualClock()
+
+    async def thinks_first():
+        await clock.sleep(1.5)
+        yield scripted_text("")  # a role-only delta shows nothing
+        await clock.sleep(2.0)
+        yield ProcessedChunk(type="text", content="", thoughts=[ThoughtLogEntry("raw", "hm", "openai")])
+        await clock.sleep(1.0)
+        yield scripted_text("answer")
+
+    result = await clock.run(run_stream(thinks_first(), MessageDelivery(MemorySink(clock), clock=clock),
+                                        limits=TIGHT))
+    assert result.text == "answer" and result.first_content_seconds == 3.5
+
+    async def fails_at_once():
+        await clock.sleep(1.0)
+        yield ProcessedChunk(type="error", error=None)
+
+    failed = await clock.run(run_stream(fails_at_once(), MessageDelivery(MemorySink(clock), clock=clock),
+                                        limits=TIGHT))
+    assert failed.status == "error" and failed.first_content_seconds is None
