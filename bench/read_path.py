@@ -30,7 +30,8 @@ if str(ROOT) not in sys.path:
 
 from harness import Figures  # noqa: E402
 
-READERS = ("floor", "httpx", "aiohttp", "delivered")
+READERS = ("floor", "httpx", "aiohttp", "delivered", "paced")
+PACED_INTERVAL = 0.25  # the bot's default PROVIDER_READ_INTERVAL_MS
 LOOPS = ("asyncio", "uvloop")
 WARMUP_STREAMS = 4
 
@@ -85,17 +86,18 @@ class CountingSink:
         return None
 
 
-async def read_delivered(url: str, streams: int) -> tuple[int, int]:
+async def read_delivered(url: str, streams: int, read_interval: float = 0.0) -> tuple[int, int]:
     """The aiohttp adapter's stream through the stream layer (`run_stream` into a
     `MessageDelivery` paced by one shared channel budget per 5 streams, as in the load
-    bench), into a sink that keeps nothing."""
+    bench), into a sink that keeps nothing; `paced`: the body read at most once per
+    PACED_INTERVAL, as the bot does by default."""
     from providers import ChatRequest, Message, create_adapter, normalized_stream
     from providers.client_pool import ClientPool
     from stream.buffer import MessageDelivery
     from stream.orchestrator import run_stream
     from stream.pacing import ChannelBudgets
 
-    pool = ClientPool("aiohttp")
+    pool = ClientPool("aiohttp", read_interval)
     adapter = create_adapter("openai", api_key="sk-bench", model="m", base_url=f"{url}/v1",
                              timeout=60, clients=pool)
     budgets = ChannelBudgets()
@@ -137,7 +139,8 @@ async def read(reader: str, url: str, streams: int) -> dict[str, float]:
 
     A few untimed streams first: first-use costs (SDK models, TLS context) are not per chunk.
     """
-    readers = {"floor": read_floor, "delivered": read_delivered}
+    readers = {"floor": read_floor, "delivered": read_delivered,
+               "paced": lambda u, n: read_delivered(u, n, PACED_INTERVAL)}
     read_all = readers.get(reader) or (lambda u, n: read_adapter(u, n, reader))
     await read_all(url, WARMUP_STREAMS)
     cpu, wall = time.process_time(), time.perf_counter()

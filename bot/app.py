@@ -92,7 +92,7 @@ class LLMBot(commands.AutoShardedBot):
         self.credentials: Credentials = credentials_for(self.config, self.vault, settings, self.writes)
         self.turns = TurnQueue(settings.MAX_CONCURRENT_ANSWERS)  # questions wait here in arrival order
         self.answers = RunningAnswers()  # the answers streaming now (/stop, follow-ups, shutdown)
-        self.clients = ClientPool(settings.PROVIDER_HTTP_TRANSPORT)
+        self.clients = ClientPool(settings.PROVIDER_HTTP_TRANSPORT, settings.PROVIDER_READ_INTERVAL_MS / 1000)
         # /metrics and /healthz on METRICS_PORT, served on this bot's loop from setup_hook on.
         self.observability: Observability | None = (
             Observability(self, settings.METRICS_PORT) if settings.METRICS_PORT else None)

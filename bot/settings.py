@@ -83,6 +83,11 @@ class Settings(BaseSettings):
     # less CPU per chunk than httpx2 (bench/read_path.py); both refuse redirects and pin
     # checked addresses for custom endpoints (providers/http_transport.py).
     PROVIDER_HTTP_TRANSPORT: Literal["aiohttp", "httpx"] = "aiohttp"
+    # A streamed answer's body is read at most once per this many milliseconds: events that
+    # arrive meanwhile are read in one go (one wake-up instead of several per stream). A
+    # Discord message is edited about once a second at best, so this never shows; 0 reads
+    # every event as it arrives (providers/streaming.py, bench/load.py).
+    PROVIDER_READ_INTERVAL_MS: int = Field(default=250, ge=0, le=1000)
     # The event loop: uvloop costs less CPU per network read than asyncio's own.
     EVENT_LOOP: Literal["uvloop", "asyncio"] = "uvloop"
     METRICS_PORT: int | None = Field(default=None, ge=1, le=65535)

@@ -11,7 +11,8 @@ The pool belongs to whoever runs the event loop (the bot) and is closed once, at
 shutdown, after the answers in flight have finished: an adapter never closes a shared
 client. The clients are made on first use, inside the running loop (an aiohttp session
 must be born on the loop that uses it). `transport` is what the shared clients send
-through (providers/http_transport.py): the operator's PROVIDER_HTTP_TRANSPORT.
+through (providers/http_transport.py): the operator's PROVIDER_HTTP_TRANSPORT; and
+`read_interval` how often the adapters read a streamed body at most (PROVIDER_READ_INTERVAL_MS).
 """
 
 from __future__ import annotations
@@ -50,9 +51,11 @@ class PoolClosed(RuntimeError):
 class ClientPool:
     """One HTTP client per `ClientKey`, made on first use and closed together by `aclose`."""
 
-    def __init__(self, transport: Transport = "httpx") -> None:
+    def __init__(self, transport: Transport = "httpx", read_interval: float = 0.0) -> None:
         self._clients: dict[ClientKey, Any] = {}
         self.transport: Transport = transport
+        # At most one read of a streamed body per this many seconds (providers.streaming.paced_reader).
+        self.read_interval = read_interval
         self.closed = False
 
     def get(self, key: ClientKey, make: Callable[[], T]) -> T:

@@ -20,7 +20,7 @@ from providers import http_transport as http_transport_module
 from providers.client_pool import ClientKey, ClientPool
 from providers.error_description import describe_error
 from providers.http_transport import Transport
-from providers.streaming import PieceReader, SSEDecoder, with_inactivity_timeout
+from providers.streaming import PieceReader, SSEDecoder, paced_reader
 from providers.types import ProcessedChunk, ProviderError, RawStreamChunk
 
 DEFAULT_TIMEOUT = 120.0
@@ -72,6 +72,10 @@ class SdkStreamAdapter(ABC, Generic[ClientT]):
         self._transport: Transport = (
             clients.transport if clients is not None else http_transport_module.DEFAULT_TRANSPORT)
 
+    def _paced(self, read: PieceReader) -> PieceReader:
+        """The body's reads bounded by `timeout` and spaced by the pool's read interval."""
+        return paced_reader(read, self.timeout, self._clients.read_interval if self._clients is not None else 0.0)
+
     def _http(self, key: ClientKey, make: Callable[[], HttpT]) -> HttpT:
         """The HTTP client the SDK client sends through: the pool's shared one, or `make()`."""
         if self._clients is None:
@@ -119,7 +123,7 @@ class SdkStreamAdapter(ABC, Generic[ClientT]):
         transport saw no cut) completes a last event that lacks its blank line; it is
         marked `tail`, so a cut JSON there reads as an interruption (`decode_event_data`).
         """
-        read = with_inactivity_timeout(read, self.timeout)
+        read = self._paced(read)
         while piece := await read():
             for event, data in decoder.feed(piece):
                 yield RawStreamChunk(data, provider, {"event": event, "stream": state})

@@ -35,7 +35,6 @@ from providers.streaming import (
     SSEDecoder,
     classify_transport_error,
     response_timeout,
-    with_inactivity_timeout,
 )
 from providers.types import ChatRequest, ProcessedChunk, ProviderError, RawStreamChunk
 
@@ -126,7 +125,7 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
         try:
             decoder = SSEDecoder()
             try:
-                read = with_inactivity_timeout(body_reader(response.http_response), self.timeout)
+                read = self._paced(body_reader(response.http_response))
                 while piece := await read():
                     for event in decoder.feed(piece):
                         yield RawStreamChunk(event, provider, shared)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import gzip
+import itertools
 from collections.abc import AsyncIterator
 
 import pytest
@@ -20,10 +21,10 @@ from bot.settings import SettingsError, load_settings
 from providers import create_adapter, normalized_stream
 from providers.client_pool import ClientPool
 from providers.http_transport import TRANSPORTS
-from providers.streaming import PieceReader, StreamTimeoutError, reader_of, with_inactivity_timeout
+from providers.streaming import PieceReader, StreamTimeoutError, paced_reader, reader_of
 from tests.support import data_anthropic, data_gemini, data_openai
 from tests.support.drive_adapter import HELLO, connection, summarize
-from tests.support.fake_provider_server import Reply
+from tests.support.fake_provider_server import Reply, Trickle
 
 REPLIES = {
     "openai": Reply(body=data_openai.sse_body(data_openai.TEXT)),
@@ -88,7 +89,7 @@ async def _until_end(read: PieceReader) -> AsyncIterator[bytes]:
 
 async def test_an_outside_cancellation_is_not_a_timeout() -> None:
     gate = asyncio.Event()
-    stream = with_inactivity_timeout(_pieces(gate), 60)
+    stream = paced_reader(_pieces(gate), 60)
     task = asyncio.create_task(_read_all(stream))
     await asyncio.sleep(0)  # the reader waits for the second item
     task.cancel()
@@ -97,15 +98,56 @@ async def test_an_outside_cancellation_is_not_a_timeout() -> None:
 
 
 async def test_a_stall_is_a_timeout_and_an_ended_stream_leaves_no_timer() -> None:
-    stalled = with_inactivity_timeout(_pieces(asyncio.Event()), 0.01)
+    stalled = paced_reader(_pieces(asyncio.Event()), 0.01)
     with pytest.raises(StreamTimeoutError):
         await _read_all(stalled)
     gate = asyncio.Event()
     gate.set()
-    finished = with_inactivity_timeout(_pieces(gate), 60)
+    finished = paced_reader(_pieces(gate), 60)
     assert await _read_all(finished) == [b"1", b"2"]
     assert finished._timer is None  # type: ignore[attr-defined]
     assert asyncio.current_task().cancelling() == 0  # type: ignore[union-attr]
+
+
+async def test_paced_reads_start_an_interval_apart_and_lose_nothing() -> None:
+    loop = asyncio.get_running_loop()
+    pieces, starts = [b"a", b"b", b"c", b""], []
+
+    async def read() -> bytes:
+        starts.append(loop.time())
+        return pieces.pop(0)
+
+    began = loop.time()
+    assert await _read_all(paced_reader(read, None, interval=0.05)) == [b"a", b"b", b"c"]
+    assert starts[0] - began < 0.05  # the first read is never delayed
+    gaps = [later - earlier for earlier, later in itertools.pairwise(starts)]
+    assert len(gaps) == 3 and all(gap >= 0.05 - 1e-3 for gap in gaps), gaps
+    assert await _read_all(reader_of(_from_list([b"a", b"", b"b"]))) == [b"a", b"b"]  # empty is not the end
+
+
+async def test_the_wait_between_paced_reads_is_not_a_stall() -> None:
+    ready = reader_of(_from_list([b"a", b"b", b"c"]))
+    paced = paced_reader(ready, 0.01, interval=0.03)  # each wait is longer than the timeout
+    assert await _read_all(paced) == [b"a", b"b", b"c"]
+
+
+async def _from_list(pieces: list[bytes]) -> AsyncIterator[bytes]:
+    for piece in pieces:
+        yield piece
+
+
+async def test_a_paced_stream_arrives_whole_and_in_order(provider_server) -> None:
+    """A trickled answer read once per 50 ms is the same answer as read event by event."""
+    texts = []
+    for interval in (0.0, 0.05):
+        provider_server.reply(Reply(trickle=Trickle(rate=60.0, seconds=0.5)))
+        pool = ClientPool("aiohttp", read_interval=interval)
+        adapter = create_adapter("openai", **connection("openai", provider_server.url), timeout=10, clients=pool)
+        outcome = summarize([c async for c in normalized_stream(adapter, HELLO)])
+        await pool.aclose()
+        assert outcome.error is None and outcome.done is not None, outcome.chunks
+        texts.append(outcome.text)
+    assert texts[0] == texts[1] == provider_server.requests[-1].text != ""
 
 
 def test_transport_and_event_loop_settings_are_bounded() -> None:
@@ -113,7 +155,9 @@ def test_transport_and_event_loop_settings_are_bounded() -> None:
     assert (settings.PROVIDER_HTTP_TRANSPORT, settings.EVENT_LOOP) == ("httpx", "asyncio")
     defaults = load_settings(_env_file=None)
     assert (defaults.PROVIDER_HTTP_TRANSPORT, defaults.EVENT_LOOP) == ("aiohttp", "uvloop")
-    for name, value in (("PROVIDER_HTTP_TRANSPORT", "requests"), ("EVENT_LOOP", "trio")):
+    assert load_settings(_env_file=None).PROVIDER_READ_INTERVAL_MS == 250
+    for name, value in (("PROVIDER_HTTP_TRANSPORT", "requests"), ("EVENT_LOOP", "trio"),
+                        ("PROVIDER_READ_INTERVAL_MS", "5000"), ("PROVIDER_READ_INTERVAL_MS", "-1")):
         with pytest.raises(SettingsError, match=name):
             load_settings(_env_file=None, **{name: value})
 

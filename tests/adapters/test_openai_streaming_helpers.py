@@ -19,9 +19,9 @@ from providers.streaming import (
     StreamTimeoutError,
     classify_transport_error,
     iter_sse,
+    paced_reader,
     reader_of,
     response_timeout,
-    with_inactivity_timeout,
 )
 
 
@@ -124,20 +124,20 @@ async def _pieces(read):
 async def test_inactivity_timeout_raises_after_a_stall():
     seen = []
     with pytest.raises(StreamTimeoutError):
-        async for item in _pieces(with_inactivity_timeout(_slow([0, 0, 5]), 0.05)):
+        async for item in _pieces(paced_reader(_slow([0, 0, 5]), 0.05)):
             seen.append(item)
     assert seen == [0, 0]
 
 
 async def test_inactivity_timeout_bounds_each_wait_not_the_total():
-    items = [i async for i in _pieces(with_inactivity_timeout(_slow([0.02] * 5), 0.2))]
+    items = [i async for i in _pieces(paced_reader(_slow([0.02] * 5), 0.2))]
     assert len(items) == 5
-    assert [i async for i in _pieces(with_inactivity_timeout(_slow([0]), None))] == [0]
+    assert [i async for i in _pieces(paced_reader(_slow([0]), None))] == [0]
 
 
 async def test_slow_consumer_is_not_a_provider_stall():
     out = []
-    async for item in _pieces(with_inactivity_timeout(_slow([0, 0]), 0.05)):
+    async for item in _pieces(paced_reader(_slow([0, 0]), 0.05)):
         await asyncio.sleep(0.1)  # the consumer's own time never counts
         out.append(item)
     assert out == [0, 0]
