@@ -160,11 +160,13 @@ class _PacedReader:
     network write, and what arrives while the reader waits stays in the transport's
     buffer and is read in one go, so a busy process wakes once per interval per stream
     instead of once per event. A Discord message is edited about once a second at best,
-    so a fraction of that never shows; the first read is never delayed.
+    so a fraction of that never shows. The body's first interval, from its first piece on,
+    is read as it arrives: a provider often sends an opening event (a role, a message
+    start) just before the first words, and those words show at once.
     """
 
     __slots__ = ("_read", "_seconds", "_interval", "_started", "_task", "_timer", "_expired", "_loop",
-                 "_next_read")
+                 "_next_read", "_eager_until")
 
     def __init__(self, read: PieceReader, timeout: float | None, interval: float) -> None:
         self._read = read
@@ -176,6 +178,7 @@ class _PacedReader:
         self._expired = False
         self._loop: asyncio.AbstractEventLoop | None = None
         self._next_read = 0.0
+        self._eager_until: float | None = None  # set by the first piece
 
     def _first_loop(self) -> asyncio.AbstractEventLoop:
         self._loop = asyncio.get_running_loop()
@@ -208,8 +211,15 @@ class _PacedReader:
         if not piece:  # the end of the body
             self._disarm()
         elif self._interval:
-            self._next_read = loop.time() + self._interval
+            self._space_out(loop.time())
         return piece
+
+    def _space_out(self, now: float) -> None:
+        """After a piece: the next read waits for the interval, once the eager start is over."""
+        if self._eager_until is None:
+            self._eager_until = now + self._interval
+        elif now >= self._eager_until:
+            self._next_read = now + self._interval
 
     def _disarm(self) -> None:
         if self._timer is not None:

@@ -109,19 +109,39 @@ async def test_a_stall_is_a_timeout_and_an_ended_stream_leaves_no_timer() -> Non
     assert asyncio.current_task().cancelling() == 0  # type: ignore[union-attr]
 
 
-async def test_paced_reads_start_an_interval_apart_and_lose_nothing() -> None:
-    loop = asyncio.get_running_loop()
-    pieces, starts = [b"a", b"b", b"c", b""], []
+class _Trickled:
+    """`count` pieces, one every `gap` seconds; a read takes all that have arrived (or
+    waits for the next), as a transport's buffer hands them over. Records when reads start."""
 
-    async def read() -> bytes:
-        starts.append(loop.time())
-        return pieces.pop(0)
+    def __init__(self, count: int, gap: float) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.count, self.gap, self.began = count, gap, self.loop.time()
+        self.taken = 0
+        self.starts: list[float] = []
 
-    began = loop.time()
-    assert await _read_all(paced_reader(read, None, interval=0.05)) == [b"a", b"b", b"c"]
-    assert starts[0] - began < 0.05  # the first read is never delayed
-    gaps = [later - earlier for earlier, later in itertools.pairwise(starts)]
-    assert len(gaps) == 3 and all(gap >= 0.05 - 1e-3 for gap in gaps), gaps
+    async def read(self) -> bytes:
+        now = self.loop.time()
+        self.starts.append(now)
+        if self.taken == self.count:
+            return b""
+        arrived = min(self.count, int((now - self.began) / self.gap) + 1)
+        if arrived <= self.taken:
+            await asyncio.sleep(self.began + self.taken * self.gap - now)
+            arrived = self.taken + 1
+        piece = b"".join(b"%d," % i for i in range(self.taken, arrived))
+        self.taken = arrived
+        return piece
+
+
+async def test_paced_reads_take_what_arrived_an_interval_apart_and_lose_nothing() -> None:
+    interval, source = 0.05, _Trickled(count=30, gap=0.01)
+    pieces = await _read_all(paced_reader(source.read, None, interval=interval))
+    assert b"".join(pieces) == b"".join(b"%d," % i for i in range(30))  # whole and in order
+    starts = source.starts
+    assert starts[1] - starts[0] < interval  # the first words are read as they arrive
+    paced = [later - earlier for earlier, later in itertools.pairwise(starts) if earlier >= starts[0] + interval]
+    assert paced and all(gap >= interval - 1e-3 for gap in paced), paced
+    assert len(starts) < 20  # 30 pieces in far fewer reads
     assert await _read_all(reader_of(_from_list([b"a", b"", b"b"]))) == [b"a", b"b"]  # empty is not the end
 
 
