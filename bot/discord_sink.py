@@ -15,7 +15,8 @@ Every call carries its priority to the global budget (`bot/discord_budget.py`), 
 the HTTP trace applies to the request: an answer's sends, final edits and deletes are
 urgent, an edit the stream marks interim may be refused (`SinkBusy`: skipped, not
 failed), and a sink that is not an answer's (refusals, the thought log) and "typing…"
-are routine.
+are routine. An edit returns once Discord has answered it, not after discord.py's hold
+on the bucket it emptied (`bot/discord_answered.py`): a turn's last edit ends the turn.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from typing import Any
 import aiohttp
 import discord
 
+from bot.discord_answered import until_answered
 from bot.discord_budget import BudgetBusy, Priority, request_priority
 from bot.error_embed import embed_from_spec
 from bot.metrics import FIRST_MESSAGE_SECONDS
@@ -146,7 +148,8 @@ class DiscordMessageSink:
     async def edit(self, message: SentMessage, content: str) -> None:
         priority = Priority.INTERIM if is_interim() else self._priority
         with request_priority(priority), sink_errors(editing=True):
-            await self._partial(message).edit(content=content, allowed_mentions=NO_MENTIONS)
+            # Back once Discord took it, not after discord.py's hold on an emptied bucket.
+            await until_answered(self._partial(message).edit(content=content, allowed_mentions=NO_MENTIONS))
 
     async def delete(self, message: SentMessage) -> None:
         """Remove a superseded message; an answer's sink shows "typing…" again until the retry speaks."""

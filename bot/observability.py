@@ -32,6 +32,7 @@ from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from sqlalchemy import text
 
+from bot.discord_answered import response_arrived
 from bot.discord_budget import BudgetBusy, GlobalBudget, counts_against_global, current_priority
 from bot.metrics import (
     ANSWERS_IN_FLIGHT,
@@ -129,6 +130,7 @@ def discord_http_trace(budget: GlobalBudget | None = None) -> aiohttp.TraceConfi
         settle(context)
         kind = request_kind(params.method, params.url.path)
         status = params.response.status
+        response_arrived(status)
         DISCORD_REQUESTS.labels(kind, status_label(status)).inc()
         if status == 429:
             scope = params.response.headers.get("X-RateLimit-Scope")

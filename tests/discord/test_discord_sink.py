@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import discord
 import pytest
 
+from bot.discord_answered import held
 from bot.discord_sink import DiscordMessageSink
+from bot.observability import discord_http_trace
 from stream.sink import (
     EmbedSpec,
     MessageGone,
@@ -21,10 +25,10 @@ NONE = {"parse": [], "replied_user": False}
 
 
 class Recorder(discord.Client):
-    def __init__(self) -> None:
+    def __init__(self, **options: object) -> None:
         intents = discord.Intents.default()
         intents.message_content = True
-        super().__init__(intents=intents, **fast_ready_kwargs())
+        super().__init__(intents=intents, **fast_ready_kwargs(), **options)
         self.seen: list[discord.Message] = []
 
     async def on_message(self, message: discord.Message) -> None:
@@ -60,6 +64,29 @@ async def test_reply_edit_and_mentions_never_ping(fake_discord: FakeDiscord) -> 
     follow = fake_discord.messages[str(second.id)]
     assert follow.message_reference is None and follow.allowed_mentions == NONE
     assert first.channel_id == int(fake_discord.channel_id)
+
+
+async def test_an_edit_that_empties_the_bucket_returns_once_discord_answered() -> None:
+    """discord.py holds the request that empties a bucket until the bucket resets; the
+    sink returns when Discord's answer arrives (the bot's HTTP trace reports it), and the
+    next edit still waits for the reset inside discord.py: nothing is refused."""
+    window = 3.0
+    async with (FakeDiscord(message_limit=3, message_window=window) as fake,
+                running_bot(fake, Recorder(http_trace=discord_http_trace(None))) as run):
+        sink = await _sink_for_message(fake, run)
+        loop = asyncio.get_running_loop()
+        began = loop.time()
+        sent = await sink.send("one", reply=True)
+        await sink.edit(sent, "one two")
+        await sink.edit(sent, "one two three")  # the bucket's third and last request
+        answered = loop.time() - began
+        assert held() == 1  # discord.py still sits on it, until the bucket resets
+        await sink.edit(sent, "one two three four")  # waits inside discord.py for the reset
+        waited = loop.time() - began
+        await run.wait_for(lambda: held() == 0)
+    assert answered < window / 2 <= window - 0.1 <= waited
+    assert fake.messages[str(sent.id)].history[-1] == "one two three four"
+    assert fake.rate_limited == []
 
 
 async def test_deleted_message_raises_message_gone(fake_discord: FakeDiscord) -> None:
