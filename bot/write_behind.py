@@ -65,6 +65,12 @@ class Bookkeeping(Protocol):
     async def write_all(cls, session: AsyncSession, items: Sequence[Self]) -> None: ...
 
 
+def _add(pending: dict[Hashable, Bookkeeping], key: Hashable, item: Bookkeeping) -> None:
+    """`item` into `pending`: added up with the write waiting under `key`, else queued last."""
+    kept = pending.get(key)
+    pending[key] = kept.plus(item) if kept is not None else item
+
+
 class WriteBehind:
     """Queued writes and the task that writes them (see the module docstring)."""
 
@@ -84,9 +90,8 @@ class WriteBehind:
         """Queue `item`, added to a waiting write of the same row when there is one."""
         merge_key = item.merge_key
         key = (type(item), merge_key) if merge_key is not None else next(self._ids)
-        kept = self._pending.get(key)
-        if kept is not None:
-            self._pending[key] = kept.plus(item)
+        if key in self._pending:
+            _add(self._pending, key, item)
             return
         if len(self._pending) >= MAX_PENDING:
             del self._pending[next(iter(self._pending))]
@@ -132,8 +137,7 @@ class WriteBehind:
         """The batch back at the front, in order; writes queued meanwhile add up with it."""
         later, self._pending = self._pending, batch
         for key, item in later.items():
-            kept = self._pending.get(key)
-            self._pending[key] = kept.plus(item) if kept is not None else item
+            _add(self._pending, key, item)
 
     def _unavailable(self, exc: BaseException) -> None:
         if not self._outage:  # once per outage, not every flush

@@ -177,23 +177,20 @@ class _PacedReader:
         self._timer: asyncio.TimerHandle | None = None
         self._expired = False
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._next_read = 0.0
+        self._next_read = 0.0  # no read before this (0: at once)
         self._eager_until: float | None = None  # set by the first piece
 
-    def _first_loop(self) -> asyncio.AbstractEventLoop:
-        self._loop = asyncio.get_running_loop()
-        return self._loop
-
     async def __call__(self) -> bytes:
-        # The loop is looked up once: on Python 3.11 each lookup is a getpid() system call.
-        loop = self._loop or self._first_loop()
-        if self._interval:
-            wait = self._next_read - loop.time()
-            if wait > 0:
-                await asyncio.sleep(wait)
+        loop = self._loop
+        if loop is None:  # looked up once: on Python 3.11 each lookup is a getpid() system call
+            loop = self._loop = asyncio.get_running_loop()
+        started = loop.time()
+        if started < self._next_read:
+            await asyncio.sleep(self._next_read - started)
+            started = loop.time()
         task = self._task = asyncio.current_task(loop)
         cancelling = task.cancelling() if task is not None else 0
-        self._started = started = loop.time()
+        self._started = started
         if self._timer is None and self._seconds is not None:
             self._timer = loop.call_at(started + self._seconds, self._check)
         try:
@@ -230,9 +227,9 @@ class _PacedReader:
         """The timer: cancel a read past its deadline, else re-arm for the current one."""
         self._timer = None
         started = self._started
-        if started is None or self._task is None or self._seconds is None:
+        loop = self._loop
+        if started is None or self._task is None or self._seconds is None or loop is None:
             return  # not reading: the next read arms the timer again
-        loop = self._loop or self._first_loop()
         deadline = started + self._seconds
         if loop.time() >= deadline:
             self._expired = True

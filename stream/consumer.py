@@ -90,7 +90,8 @@ class ChunkConsumer:
         self.thoughts = ThoughtRuns(limits.max_thought_chars)
         self.calls: list[FunctionCall] = []
         self.calls_dropped = 0
-        self.started_at = delivery.clock.now()
+        self.clock = delivery.clock
+        self.started_at = self.clock.now()
         self.last_content_at: float | None = None
         self.first_content_at: float | None = None  # text, a call or reasoning: anything but an error
         self.error: ProviderError | None = None
@@ -121,8 +122,7 @@ class ChunkConsumer:
     async def _watch_deadlines(self) -> None:
         """One timer per stream (nothing per chunk but a clock reading): sleeps until the
         nearest deadline, re-arms while content keeps coming, then ends the stream."""
-        clock, limits = self.delivery.clock, self.limits
-        start = clock.now()
+        clock, limits, start = self.clock, self.limits, self.started_at
         while True:
             last = self.last_content_at
             idle = (start + limits.first_content_seconds) if last is None else (last + limits.idle_seconds)
@@ -172,21 +172,16 @@ class ChunkConsumer:
         kind = chunk.type
         if kind == "text":
             if chunk.content:
-                self.last_content_at = now = self.delivery.clock.now()
-                if self.first_content_at is None:
-                    self.first_content_at = now
+                self.last_content_at = self._shown()
                 self.delivery.append(chunk.content)
         elif kind == "function_call":
             if chunk.function_call is not None:
-                self.last_content_at = now = self.delivery.clock.now()
-                if self.first_content_at is None:
-                    self.first_content_at = now
+                self.last_content_at = self._shown()
                 self._keep_call(chunk.function_call)
         elif kind == "error":
             self.error = chunk.error or internal_error("error chunk without details", "unknown")
         if chunk.thoughts:
-            if self.first_content_at is None:
-                self.first_content_at = self.delivery.clock.now()
+            self._shown()
             self.thoughts.add(chunk.thoughts)
         if chunk.serving_provider and self.serving is None:
             self.serving = chunk.serving_provider.strip() or None
@@ -194,6 +189,13 @@ class ChunkConsumer:
             self.usage = chunk.usage
         if chunk.finish_reason is not None:
             self.finish_reason = chunk.finish_reason
+
+    def _shown(self) -> float:
+        """Now; the first time, also when the response first showed something."""
+        now = self.clock.now()
+        if self.first_content_at is None:
+            self.first_content_at = now
+        return now
 
     def _keep_call(self, call: FunctionCall) -> None:
         if len(self.calls) < self.limits.max_calls:

@@ -146,9 +146,12 @@ async def test_paced_reads_take_what_arrived_an_interval_apart_and_lose_nothing(
 
 
 async def test_the_wait_between_paced_reads_is_not_a_stall() -> None:
-    ready = reader_of(_from_list([b"a", b"b", b"c"]))
-    paced = paced_reader(ready, 0.01, interval=0.03)  # each wait is longer than the timeout
-    assert await _read_all(paced) == [b"a", b"b", b"c"]
+    """Past the eager start each read waits 0.1 s for its turn, longer than the 0.04 s
+    timeout: only the read itself is timed (a piece arrives every 0.01 s)."""
+    source = _Trickled(count=30, gap=0.01)
+    pieces = await _read_all(paced_reader(source.read, 0.04, interval=0.1))
+    assert b"".join(pieces) == b"".join(b"%d," % i for i in range(30))
+    assert len(source.starts) < 20  # the reads were spaced out: the waits happened
 
 
 async def _from_list(pieces: list[bytes]) -> AsyncIterator[bytes]:
