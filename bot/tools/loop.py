@@ -24,6 +24,7 @@ from pydantic import ValidationError
 from bot.tools.registry import ToolContext, ToolError, ToolRegistry
 from bot.usage.tokens import add_usage
 from providers import ChatRequest, Message, normalized_stream
+from providers.log_safe import loggable
 from providers.types import FunctionCall
 from stream.buffer import MessageDelivery
 from stream.interrupt import Interrupt
@@ -54,7 +55,7 @@ async def execute_call(call: FunctionCall, registry: ToolRegistry, context: Tool
                        timeout: float = TOOL_TIMEOUT) -> CallResult:
     """Run one call; every failure becomes a model-visible JSON error, never an exception."""
     if call.arguments_truncated:
-        log.error("tool call %s refused: its arguments were truncated by the provider", call.name)
+        log.error("tool call %s refused: its arguments were truncated by the provider", loggable(call.name))
         return CallResult(call, _error("tool_execution_failed",
                                        "the arguments of this call were truncated (cut off); "
                                        "it was not run. Call it again with complete arguments."), False)
@@ -72,10 +73,10 @@ async def execute_call(call: FunctionCall, registry: ToolRegistry, context: Tool
     except ToolError as exc:
         return CallResult(call, _error("tool_error", str(exc)), False)
     except TimeoutError:
-        log.warning("tool %s timed out after %ss", call.name, timeout)
+        log.warning("tool %s timed out after %ss", loggable(call.name), timeout)
         return CallResult(call, _error("tool_execution_failed", f"the tool took longer than {timeout:g}s"), False)
     except Exception:  # noqa: BLE001 - a tool bug is the model's problem to route around, not the turn's
-        log.exception("tool %s failed", call.name)
+        log.exception("tool %s failed", loggable(call.name))
         return CallResult(call, _error("tool_execution_failed", "the tool failed unexpectedly"), False)
     return CallResult(call, json.dumps({"result": value}, ensure_ascii=False, default=str), True)
 

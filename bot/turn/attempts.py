@@ -20,6 +20,7 @@ from bot.turn.policy import Step, plan_next
 from providers import StreamAdapter, create_adapter
 from providers.client_pool import ClientPool
 from providers.endpoint_check import EndpointPolicy
+from providers.log_safe import loggable
 from providers.types import ProviderError
 
 log = logging.getLogger(__name__)
@@ -49,7 +50,7 @@ def open_adapter(target: ModelTarget, lease: KeyLease, verbatim_tool_calling: bo
                               verbatim_tool_calling=verbatim_tool_calling and target.provider == "custom",
                               endpoint_policy=endpoint_policy, clients=clients)
     except ValueError as exc:  # e.g. custom without an address; the text never holds the key
-        log.error("model %s cannot be used: %s", target_label(target), exc)
+        log.error("model %s cannot be used: %s", loggable(target_label(target)), loggable(exc))
         return None
 
 

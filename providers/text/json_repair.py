@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from providers.log_safe import loggable
 from providers.metrics import TOOL_ARGUMENTS_TRUNCATED, provider_label
 
 logger = logging.getLogger(__name__)
@@ -274,19 +275,20 @@ def parse_tool_arguments(raw: str, *, adapter: str = "", tool_name: str = "") ->
         logger.error(
             "tool arguments unparseable and not a truncation; refused "
             "(adapter=%s tool=%s raw_length=%d)",
-            adapter,
-            tool_name,
+            loggable(adapter),
+            loggable(tool_name),
             len(raw),
         )
         return ParsedToolArguments({}, False, False)
     TOOL_ARGUMENTS_TRUNCATED.labels(provider=provider_label(adapter)).inc()
     # Only sizes and counts are logged: the payload may hold user data or secrets.
-    facts = {"adapter": adapter, "tool": tool_name, "recovered_keys": len(repaired), "raw_length": len(raw)}
+    facts = {"adapter": loggable(adapter), "tool": loggable(tool_name), "recovered_keys": len(repaired),
+             "raw_length": len(raw)}
     logger.error(
         "tool_arguments_truncated: recovered a cut payload "
         "(adapter=%s tool=%s recovered_keys=%d raw_length=%d)",
-        adapter,
-        tool_name,
+        facts["adapter"],
+        facts["tool"],
         len(repaired),
         len(raw),
         extra={"tool_arguments_truncated": facts},
