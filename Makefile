@@ -2,26 +2,45 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+READY := $(VENV)/.ready
 STAMP := $(VENV)/.installed
 TEST_STAMP := $(VENV)/.installed-test
 PO_FILES := $(wildcard locales/*/LC_MESSAGES/*.po)
 MO_FILES := $(PO_FILES:.po=.mo)
+# A step that fails stops make with its status, and a stamp is touched only after its
+# step succeeded, so the next `make run` or `make test` picks up where the last one
+# failed (no `make clean` needed); a half-written catalog is deleted.
+SHELL := bash
+.SHELLFLAGS := -o pipefail -c
+.DELETE_ON_ERROR:
+NEEDED_PYTHON := 3.11
+PYTHON_OK := import sys; sys.exit(sys.version_info < (3, 11))
 
 .PHONY: run test bench lint migrate install clean
 
-$(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip 2>&1 | grep -v "Location" || true
+# The virtualenv, made again when it is missing, broken (no pip) or from an older Python;
+# an unsupported $(PYTHON) stops here with one line instead of a failed install later.
+$(READY):
+	@if ! { $(BIN)/python -c '$(PYTHON_OK)' && $(BIN)/python -m pip --version; } >/dev/null 2>&1; then \
+	  if ! $(PYTHON) -c '$(PYTHON_OK)' >/dev/null 2>&1; then \
+	    echo "Python $(NEEDED_PYTHON) or newer is needed, and $(PYTHON) is $$($(PYTHON) -V 2>&1 | head -n 1 || echo missing): run make PYTHON=python$(NEEDED_PYTHON) $(or $(MAKECMDGOALS),run)" >&2; \
+	    exit 2; \
+	  fi; \
+	  echo "creating $(VENV) with $$($(PYTHON) -V 2>&1)"; \
+	  rm -rf $(VENV) && $(PYTHON) -m venv $(VENV); \
+	fi
+	$(BIN)/python -m pip install -q --upgrade pip 2>&1 | { grep -v "Location" || true; }
+	touch $@
 
 # Installs only when pyproject.toml changed: a second `make run` takes seconds.
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -q -e . 2>&1 | grep -v "Location" || true
-	$(BIN)/python -c "import bot, providers, stream"
+$(STAMP): pyproject.toml $(READY)
+	$(BIN)/pip install -q -e . 2>&1 | { grep -v "Location" || true; }
+	$(BIN)/python -I -c "import bot, providers, stream"
 	touch $@
 
 $(TEST_STAMP): pyproject.toml $(STAMP)
-	$(BIN)/pip install -q -e '.[test]' 2>&1 | grep -v "Location" || true
-	$(BIN)/python -c "import pytest, hypothesis"
+	$(BIN)/pip install -q -e '.[test]' 2>&1 | { grep -v "Location" || true; }
+	$(BIN)/python -I -c "import pytest, hypothesis"
 	touch $@
 
 # Compiled catalogs are build output, made at install time from the committed .po files.
