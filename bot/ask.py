@@ -1,0 +1,169 @@
+"""`python -m bot ask "question"`: try a set-up without Discord.
+
+A self-hoster's first check after setting a key: the question goes through the same
+generation turn a mention does (`bot.turn.run_generation_turn`: key rotation, the
+answer's bounds, the endpoint policy, the error headline and tips), on the operator's
+default route (DEFAULT_TEXT_*), and the answer streams to the terminal
+(`bot.terminal_sink`). No Discord token and no database are needed.
+
+Exit status: 0 when the model answered, 1 when it did not (the headline and tips were
+printed), 2 when the settings are incomplete or invalid (one line naming the setting).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import sys
+from datetime import UTC, datetime
+from typing import Any, TextIO
+
+from bot.repo import KeyLease, ModelTarget
+from bot.repo.keys import KEYLESS_LEASE
+from bot.settings import Settings, SettingsError, load_settings
+from bot.terminal_sink import TerminalSink
+from bot.turn import EnvironmentCredentials, TurnContext, TurnOutcome, run_generation_turn
+from providers import ChatRequest
+from providers.client_pool import ClientPool
+from providers.endpoint_check import EndpointPolicy
+from providers.i18n import t
+from providers.types import Message
+from stream.limits import StreamLimits
+from stream.pacing import EditBudget
+
+EXIT_ANSWERED, EXIT_FAILED, EXIT_SETTINGS = 0, 1, 2
+USAGE = 'usage: python -m bot ask "your question"  (or: make ask Q="your question")'
+SYSTEM_PROMPT = "You are a helpful assistant. Today is {date}."
+
+
+def missing_setting(settings: Settings) -> str | None:
+    """The one line naming what the default route still lacks, or None when it is complete."""
+    if not settings.DEFAULT_TEXT_PROVIDER:
+        return ("DEFAULT_TEXT_PROVIDER is not set: put DEFAULT_TEXT_PROVIDER=<openai, anthropic, google, "
+                "openrouter, deepseek, zai or custom> in .env (see .env.example).")
+    if not settings.DEFAULT_TEXT_MODEL:
+        return "DEFAULT_TEXT_MODEL is not set: put DEFAULT_TEXT_MODEL=<a model of your provider> in .env."
+    if settings.DEFAULT_TEXT_PROVIDER == "custom" and not settings.DEFAULT_TEXT_BASE_URL:
+        return "DEFAULT_TEXT_BASE_URL is not set: the custom provider needs its address (http://host:port/v1)."
+    if not settings.default_text_api_keys() and settings.DEFAULT_TEXT_PROVIDER != "custom":
+        return "DEFAULT_TEXT_API_KEYS is not set: put DEFAULT_TEXT_API_KEYS=<your API key> in .env."
+    return None
+
+
+class DefaultRouteCredentials(EnvironmentCredentials):
+    """The operator's default route, as a bot with a database serves it: a `custom`
+    default without DEFAULT_TEXT_API_KEYS is a keyless endpoint (a local model server),
+    asked without a key (`EnvironmentCredentials` alone would find no key)."""
+
+    async def pool(self, *where: Any) -> list[KeyLease]:
+        # `*where`: (where the question was asked, leg, target), the target last; taken
+        # whole so this keeps up with how the turn names where a question was asked.
+        keys = await super().pool(*where)
+        target: ModelTarget = where[-1]
+        if not keys and target.provider == "custom" and target.base_url:
+            return [KEYLESS_LEASE]
+        return keys
+
+
+def terminal_locale(environ: dict[str, str] | os._Environ[str] = os.environ) -> str | None:
+    """The reader's language from LC_ALL, LC_MESSAGES or LANG (`ja_JP.UTF-8` -> `ja_JP`);
+    None (English) for the C locale or when none is set."""
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = environ.get(name, "").split(".", 1)[0].split("@", 1)[0].strip()
+        if value:
+            return None if value in ("C", "POSIX") else value
+    return None
+
+
+def question_request(settings: Settings, question: str) -> ChatRequest:
+    """The question alone, under a plain system prompt (no persona, no history)."""
+    system = SYSTEM_PROMPT.format(date=datetime.now(UTC).strftime("%Y-%m-%d"))
+    return ChatRequest(messages=[Message(role="user", content=question)], system=system,
+                       max_output_tokens=settings.MAX_OUTPUT_TOKENS)
+
+
+def answer_limits(settings: Settings) -> StreamLimits:
+    """The operator's bounds of one answer, as the chat cog applies them (`bot.cogs.chat`:
+    not imported from there, so a terminal question loads no Discord cog)."""
+    return StreamLimits(first_content_seconds=settings.FIRST_TOKEN_DEADLINE_SECONDS,
+                        idle_seconds=settings.ANSWER_IDLE_SECONDS, total_seconds=settings.ANSWER_DEADLINE_SECONDS,
+                        max_calls=settings.MAX_TOOL_CALLS_PER_RESPONSE, max_thought_chars=settings.MAX_REASONING_CHARS)
+
+
+def terminal_budget() -> EditBudget:
+    """A terminal takes an edit whenever one is due: only Discord needs channel pacing."""
+    return EditBudget(limit=1000, window=1.0, reserve=0, margin=0.0)
+
+
+async def ask(settings: Settings, question: str, out: TextIO, err: TextIO, locale: str | None = None) -> int:
+    """One generation turn on the default route, streamed to `out`; the exit status."""
+    sink = TerminalSink(out, err)
+    clients = ClientPool(settings.PROVIDER_HTTP_TRANSPORT, settings.PROVIDER_READ_INTERVAL_MS / 1000)
+    ctx = TurnContext(user_id=0, guild_id=None, channel_id=0, locale=locale, sink=sink, budget=terminal_budget(),
+                      limits=answer_limits(settings), max_messages=settings.MAX_MESSAGES_PER_ANSWER,
+                      endpoint_policy=EndpointPolicy(allow_private=settings.ALLOW_PRIVATE_ENDPOINTS,
+                                                     reasoning_effort=settings.CUSTOM_REASONING_EFFORT),
+                      clients=clients)
+    try:
+        outcome = await run_generation_turn(ctx, question_request(settings, question),
+                                            DefaultRouteCredentials(settings))
+    finally:
+        sink.close()
+        await clients.aclose()
+    status = await exit_status(outcome, sink, locale)
+    if status != EXIT_ANSWERED:
+        print(route_line(settings), file=err)
+    return status
+
+
+async def exit_status(outcome: TurnOutcome, sink: TerminalSink, locale: str | None) -> int:
+    """0 for an answer; 1 when the turn ended without one (its reason was printed)."""
+    result = outcome.result
+    if outcome.blocked is not None or result is None or result.error is not None:
+        return EXIT_FAILED
+    if result.status == "empty_response":
+        await sink.send(t("chat.empty_response", locale))
+        sink.close()
+        return EXIT_FAILED
+    return EXIT_ANSWERED
+
+
+def route_line(settings: Settings) -> str:
+    """Which settings the failed question used: the tips speak of Discord commands, the
+    operator edits .env. No address (it may hold a token) and no key, only their count."""
+    keys = len(settings.default_text_api_keys())
+    address = "DEFAULT_TEXT_BASE_URL" if settings.DEFAULT_TEXT_BASE_URL else "the provider's own address"
+    return (f"Asked {settings.DEFAULT_TEXT_PROVIDER} model {settings.DEFAULT_TEXT_MODEL} at {address} with "
+            f"{keys} key{'s' if keys != 1 else ''} of DEFAULT_TEXT_API_KEYS (check them in .env).")
+
+
+def ask_main(argv: list[str]) -> int:
+    """`python -m bot ask …`: settings as `python -m bot` reads them, minus DISCORD_TOKEN."""
+    if argv[:1] in (["-h"], ["--help"]):
+        print(USAGE)
+        return EXIT_ANSWERED
+    question = " ".join(argv).strip()
+    if not question and not sys.stdin.isatty():
+        question = sys.stdin.read().strip()  # `echo question | python -m bot ask`
+    if not question:
+        print(USAGE, file=sys.stderr)
+        return EXIT_SETTINGS
+    try:
+        settings = load_settings()
+    except SettingsError as exc:
+        print(exc, file=sys.stderr)
+        return EXIT_SETTINGS
+    missing = missing_setting(settings)
+    if missing is not None:
+        print(missing, file=sys.stderr)
+        return EXIT_SETTINGS
+    # The turn's own warnings and errors (never a key) go to stderr; its info lines would
+    # bury the answer, so they show only when LOG_LEVEL asks for DEBUG.
+    level = logging.getLevelNamesMapping()[settings.LOG_LEVEL]
+    logging.basicConfig(level=level if level <= logging.DEBUG else max(level, logging.WARNING),
+                        format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    try:
+        return asyncio.run(ask(settings, question, sys.stdout, sys.stderr, terminal_locale()))
+    except KeyboardInterrupt:
+        return 130
