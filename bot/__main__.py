@@ -21,6 +21,10 @@ MISSING_TOKEN = (
 
 
 def main() -> int:
+    if sys.argv[1:2] == ["ask"]:  # try the default route in a terminal, no Discord (bot/ask.py)
+        from bot.ask import ask_main
+
+        return ask_main(sys.argv[2:])
     try:
         settings = load_settings()
         if settings.DISCORD_TOKEN is None:
