@@ -55,6 +55,11 @@ migrate: install
 run: migrate
 	$(BIN)/python -m bot
 
+# The first check after setting a key: one question to the default route (DEFAULT_TEXT_* in
+# .env), streamed to this terminal; no Discord token, no database. make ask Q="hello"
+ask: install
+	@$(BIN)/python -m bot ask "$(Q)"
+
 test: $(TEST_STAMP) $(MO_FILES)
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
