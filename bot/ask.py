@@ -16,6 +16,7 @@ import asyncio
 import logging
 import os
 import sys
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, TextIO
 
@@ -66,7 +67,7 @@ class DefaultRouteCredentials(EnvironmentCredentials):
         return keys
 
 
-def terminal_locale(environ: dict[str, str] | os._Environ[str] = os.environ) -> str | None:
+def terminal_locale(environ: Mapping[str, str] = os.environ) -> str | None:
     """The reader's language from LC_ALL, LC_MESSAGES or LANG (`ja_JP.UTF-8` -> `ja_JP`);
     None (English) for the C locale or when none is set."""
     for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
