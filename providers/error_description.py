@@ -1,20 +1,17 @@
 """The headline of an error: one sentence saying what went wrong, in the reader's language.
 
-The key is a lookup on the error's `kind`, worded for the provider where the provider's
-own facts matter (Z.ai and DeepSeek balances, OpenRouter credits and upstreams, Gemini
-credential types, a plan that does not include the model). Headlines name no bot
+The key is a lookup on the error's `kind`, worded for the provider or the finer cause
+(`reason`, `facts`: both decided when the error was classified) where they matter
+(Z.ai and DeepSeek balances, OpenRouter credits and upstreams, Gemini credential
+types, a plan that does not include the model, a refused address). Headlines name no bot
 command, so they live with the providers; the advice that names commands is the bot's.
 The raw provider text is not part of the headline.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable
 from typing import Any
 
-from providers.error_body import walk
-from providers.failure_wording import INVALID_KEY, PLAN_EXCLUDES_MODEL
 from providers.i18n import t
 from providers.types import FailureKind, ProviderError
 
@@ -40,6 +37,8 @@ HEADLINE_KEYS: dict[FailureKind, str] = {
     "timeout": "genai.headline.timeout",
     "overloaded": "genai.headline.provider_overloaded",
     "transient": "genai.headline.transient",
+    "unreachable": "genai.headline.connection_failed",
+    "address_refused": "genai.headline.address_refused",
     "request_refused": "genai.headline.api_error",
 }
 # The same kind worded for one provider.
@@ -51,10 +50,6 @@ PROVIDER_HEADLINE_KEYS: dict[tuple[FailureKind, str], str] = {
     ("credit_limit", "openrouter"): "genai.headline.openrouter_credit_limit",
 }
 
-_AFFORD = re.compile(
-    r"requested up to (?P<requested>\d+) tokens?, but can only afford (?P<affordable>\d+)",
-    re.IGNORECASE,
-)
 Headline = tuple[str, dict[str, Any]]
 
 
@@ -69,82 +64,28 @@ def provider_display_name(provider: str | None, locale: str | None) -> str:
     return t("genai.provider.unknown", locale)
 
 
-def _sources(error: ProviderError) -> list[Any]:
-    original = error.original_error
-    body = getattr(original, "body", None) if isinstance(original, BaseException) else None
-    return [error.details, original if not isinstance(original, BaseException) else body]
-
-
-def find_string(error: ProviderError, wanted: str) -> str | None:
-    """The first non-empty string under key `wanted` in the error's details or body."""
-    for source in _sources(error):
-        for key, value in walk(source):
-            if key == wanted and isinstance(value, str) and value.strip():
-                return value.strip()
-    return None
-
-
-def error_text(error: ProviderError) -> str:
-    """Every string the error carries (message, code, details, body), for wording checks."""
-    parts = [error.message or "", str(error.code or "")]
-    for source in _sources(error):
-        parts.extend(v for _, v in walk(source) if isinstance(v, str))
-    if isinstance(error.original_error, (str, BaseException)):
-        parts.append(str(error.original_error))
-    return "\n".join(parts)
-
-
-def _credit_limit(error: ProviderError) -> Headline | None:
-    match = _AFFORD.search(error_text(error)) if error.provider == "openrouter" else None
-    return ("genai.headline.openrouter_credit_limit_tokens", match.groupdict()) if match else None
-
-
-def _rate_limit(error: ProviderError) -> Headline | None:
-    upstream = find_string(error, "provider_name") if error.provider == "openrouter" else None
-    return ("genai.headline.openrouter_upstream_rate_limit", {"upstream": upstream}) if upstream else None
-
-
-def _billing(error: ProviderError) -> Headline | None:
-    return ("genai.headline.plan_excludes_model", {}) if PLAN_EXCLUDES_MODEL.search(error_text(error)) else None
-
-
-def _invalid_key(error: ProviderError) -> Headline | None:
-    text = error_text(error)
-    if "ACCESS_TOKEN_TYPE_UNSUPPORTED" in text:
-        return "genai.headline.google_credential_type", {}
-    if "SERVICE_DISABLED" in text:
-        return "genai.headline.google_api_disabled", {}
-    if error.status == 403 and not INVALID_KEY.search(text):
-        return "genai.headline.permission_denied", {}
-    return None
-
-
-def _request_refused(error: ProviderError) -> Headline | None:
-    original = error.original_error
-    if error.status is None and isinstance(original, BaseException) and (
-        "connect" in type(original).__name__.lower()
-    ):
-        return "genai.headline.connection_failed", {}
-    return None
-
-
-# Kinds whose wording depends on what the error itself says.
-_REFINEMENTS: dict[FailureKind, Callable[[ProviderError], Headline | None]] = {
-    "credit_limit": _credit_limit,
-    "rate_limit": _rate_limit,
-    "billing": _billing,
-    "invalid_key": _invalid_key,
-    "request_refused": _request_refused,
+# The same kind worded for its finer cause (`ProviderError.reason`, decided when the error
+# was classified); the values it names come from `ProviderError.facts`.
+REASON_HEADLINE_KEYS: dict[tuple[FailureKind, str], str] = {
+    ("invalid_key", "google_credential_type"): "genai.headline.google_credential_type",
+    ("invalid_key", "google_api_disabled"): "genai.headline.google_api_disabled",
+    ("invalid_key", "permission_denied"): "genai.headline.permission_denied",
+    ("billing", "plan_excludes_model"): "genai.headline.plan_excludes_model",
+    ("credit_limit", "affordable_tokens"): "genai.headline.openrouter_credit_limit_tokens",
+    ("address_refused", "private_address"): "genai.headline.private_address",
+    ("address_refused", "metadata_address"): "genai.headline.metadata_address",
 }
 
 
 def headline_key(error: ProviderError) -> Headline:
-    """The catalog key of the headline and its extra parameters."""
+    """The catalog key of the headline and its extra parameters: lookups on the kind, its
+    finer cause and the provider; the error's text is not read again."""
     kind = error.kind or "request_refused"
-    refine = _REFINEMENTS.get(kind)
-    refined = refine(error) if refine is not None else None
-    if refined is not None:
-        return refined
+    facts = dict(error.facts or {})
+    if error.reason is not None and (kind, error.reason) in REASON_HEADLINE_KEYS:
+        return REASON_HEADLINE_KEYS[kind, error.reason], facts
+    if kind == "rate_limit" and facts.get("upstream"):
+        return "genai.headline.openrouter_upstream_rate_limit", {"upstream": facts["upstream"]}
     key = PROVIDER_HEADLINE_KEYS.get((kind, error.provider or ""), HEADLINE_KEYS[kind])
     return key, {}
 

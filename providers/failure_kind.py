@@ -1,6 +1,7 @@
 """Decide what failed (`FailureKind`), once, from the most exact evidence there is.
 
-Order: a client-side timeout; the provider's own codes; Gemini's structured details;
+Order: a client-side timeout; an address the bot itself refused; a connection that
+never opened (unreachable); the provider's own codes; Gemini's structured details;
 the words that name a specific cause; the HTTP status; then what is left. Codes and
 details are exact, so they are read first: Gemini's per-minute quota 429 says "You
 exceeded your current quota" (balance wording) but its QuotaFailure and RetryInfo say
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from providers.error_body import walk
-from providers.failure_wording import kind_from_wording
+from providers.failure_wording import INVALID_KEY, PLAN_EXCLUDES_MODEL, kind_from_wording
 from providers.types import ErrorType, FailureKind
 
 # error_type an adapter passes for a body that stopped arriving mid-stream (reset, cut).
@@ -36,6 +37,8 @@ KIND_TYPE: dict[FailureKind, tuple[ErrorType, bool]] = {
     "timeout": ("timeout", True),
     "overloaded": ("provider_overloaded", True),
     "transient": ("provider_overloaded", True),
+    "unreachable": ("api_error", False),
+    "address_refused": ("api_error", False),
     "request_refused": ("api_error", False),
 }
 
@@ -86,6 +89,8 @@ class Evidence:
     details: Any = None
     timeout: bool = False
     connection_failed: bool = False
+    refused_address: str | None = None  # why the bot refused the address ("private", "metadata")
+    sources: tuple[Any, ...] = ()  # the structured bodies (details, the provider's body)
 
 
 def _from_codes(ev: Evidence) -> FailureKind | None:
@@ -152,9 +157,55 @@ def decide_kind(ev: Evidence) -> FailureKind:
     """The one classification of a failure; see the module docstring for the order."""
     if ev.timeout:
         return "timeout"
+    if ev.refused_address is not None:
+        return "address_refused"
+    if ev.connection_failed and ev.status is None:
+        return "unreachable"
     kind = _from_codes(ev) or _from_details(ev) or kind_from_wording(ev.text) or _from_status(ev.status)
     if kind is not None:
         return kind
     if STREAM_INTERRUPTED in ev.codes and not ev.connection_failed:
         return "transient"  # the body was cut: the same request may well succeed
     return "request_refused"
+
+
+Reason = tuple[str | None, dict[str, str] | None]
+_AFFORD = re.compile(
+    r"requested up to (?P<requested>\d+) tokens?, but can only afford (?P<affordable>\d+)",
+    re.IGNORECASE,
+)
+
+
+def _structured_string(sources: tuple[Any, ...], wanted: str) -> str | None:
+    """The first non-empty string under key `wanted` in the structured bodies."""
+    for source in sources:
+        for key, value in walk(source):
+            if key == wanted and isinstance(value, str) and value.strip():
+                return value.strip()
+    return None
+
+
+def decide_reason(kind: FailureKind, ev: Evidence) -> Reason:
+    """The finer cause of a `kind` and the values a headline names, from the same evidence,
+    so presentation reads them instead of scanning the text again."""
+    if kind == "address_refused":
+        return f"{ev.refused_address}_address", None
+    if "ACCESS_TOKEN_TYPE_UNSUPPORTED" in ev.text:
+        return "google_credential_type", None
+    if kind == "invalid_key":
+        if "SERVICE_DISABLED" in ev.text:
+            return "google_api_disabled", None
+        if ev.status == 403 and not INVALID_KEY.search(ev.text):
+            return "permission_denied", None
+    if kind == "billing" and PLAN_EXCLUDES_MODEL.search(ev.text):
+        return "plan_excludes_model", None
+    if ev.provider != "openrouter":
+        return None, None
+    if kind == "credit_limit":
+        match = _AFFORD.search(ev.text)
+        return ("affordable_tokens", match.groupdict()) if match else (None, None)
+    if kind == "rate_limit":
+        reason = "daily_free_cap" if "free-models-per-day" in ev.text else None
+        upstream = _structured_string(ev.sources, "provider_name")
+        return reason, {"upstream": upstream} if upstream else None
+    return None, None

@@ -285,29 +285,33 @@ def _mro_names(exc: BaseException) -> list[str]:
     return [cls.__name__ for cls in type(exc).__mro__]
 
 
-def classify_transport_error(provider: str, exc: BaseException) -> ProviderError | None:
+def classify_transport_error(provider: str, exc: BaseException,
+                             wrapper: BaseException | None = None) -> ProviderError | None:
     """Classify a failure below the HTTP status level, or None when it is not one.
+
+    `wrapper` is the SDK error `exc` came wrapped in: the error keeps it as its original.
 
     Matches by class name across httpx, httpx2 and aiohttp so no stack is imported here.
     """
     names = _mro_names(exc)
+    original = wrapper if wrapper is not None else exc
     message = str(exc) or names[0]
     if isinstance(exc, StreamTimeoutError):
-        return classify_failure(provider=provider, message=message, timeout=True, original_error=exc)
+        return classify_failure(provider=provider, message=message, timeout=True, original_error=original)
     if isinstance(exc, MalformedStreamError):
         return classify_failure(provider=provider, message=f"malformed stream: {message}",
-                                error_type="malformed_stream", original_error=exc)
+                                error_type="malformed_stream", original_error=original)
     if isinstance(exc, StreamInterruptedError):
         return classify_failure(provider=provider, message=message,
-                                error_type=STREAM_INTERRUPTED, original_error=exc)
+                                error_type=STREAM_INTERRUPTED, original_error=original)
     for name in names:  # most specific class first
         if name in _TIMEOUT:
             return classify_failure(provider=provider, message=message, timeout=True,
-                                    original_error=exc)
+                                    original_error=original)
         if name in _CONNECT:
             return classify_failure(provider=provider, message=f"connection failed: {message}",
-                                    connection_failed=True, original_error=exc)
+                                    connection_failed=True, original_error=original)
         if name in _INTERRUPTED:
             return classify_failure(provider=provider, message=f"stream interrupted: {message}",
-                                    error_type=STREAM_INTERRUPTED, original_error=exc)
+                                    error_type=STREAM_INTERRUPTED, original_error=original)
     return None

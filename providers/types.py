@@ -32,7 +32,9 @@ FailureKind = Literal[
     "timeout",  # no answer in time
     "overloaded",  # the provider is busy or failed (5xx, 529)
     "transient",  # any other failure worth retrying (cut stream, retryable api error)
-    "request_refused",  # any other failure not worth retrying (bad request, refused connection)
+    "unreachable",  # no connection to the provider (refused, DNS, TLS): is it up, is the address right
+    "address_refused",  # the bot refused the endpoint's address (private, metadata) before sending
+    "request_refused",  # any other failure not worth retrying (bad request, refused redirect)
 ]
 Role = Literal["system", "user", "assistant", "tool"]
 
@@ -44,7 +46,8 @@ THOUGHT_KINDS: frozenset[str] = frozenset({"summary", "raw", "signature", "redac
 FINISH_REASONS: frozenset[str] = frozenset({"stop", "length", "tool_calls", "content_filter", "other"})
 FAILURE_KINDS: frozenset[str] = frozenset({
     "rate_limit", "balance_exhausted", "credit_limit", "billing", "invalid_key", "model_error",
-    "context_length", "content_blocked", "timeout", "overloaded", "transient", "request_refused",
+    "context_length", "content_blocked", "timeout", "overloaded", "transient", "unreachable",
+    "address_refused", "request_refused",
 })
 # The kind a bare ProviderError gets when its maker did not classify it further.
 _KIND_OF_TYPE: dict[str, FailureKind] = {
@@ -116,6 +119,11 @@ class ProviderError:
     kind: FailureKind | None = None
     # Seconds the provider asked to wait (Retry-After, Gemini RetryInfo), when it said.
     retry_after: float | None = None
+    # The finer cause, decided with the kind from the same evidence (a short stable word,
+    # e.g. "plan_excludes_model", "private_address"), and the values a headline names
+    # (e.g. {"upstream": ...}): presentation reads these, never the raw text again.
+    reason: str | None = None
+    facts: Mapping[str, str] | None = None
 
     def __post_init__(self) -> None:
         if self.type not in ERROR_TYPES:

@@ -10,6 +10,7 @@ import asyncio
 import logging
 from collections.abc import AsyncIterable, AsyncIterator
 
+from providers.errors import internal_failure
 from providers.types import (
     FinishReason,
     FunctionCall,
@@ -76,17 +77,13 @@ class ThoughtRuns:
         ]
 
 
-def internal_error(message: str, code: str) -> ProviderError:
-    """A failure of ours, not the provider's: not worth retrying elsewhere."""
-    return ProviderError(type="api_error", message=message, retryable=False, code=code)
-
-
 class ChunkConsumer:
     """Routes chunks into the delivery and records everything the result needs."""
 
-    def __init__(self, delivery: MessageDelivery, limits: StreamLimits) -> None:
+    def __init__(self, delivery: MessageDelivery, limits: StreamLimits, provider: str | None = None) -> None:
         self.delivery = delivery
         self.limits = limits
+        self.provider = provider  # named by the errors made here (a timeout, a stream bug)
         self.thoughts = ThoughtRuns(limits.max_thought_chars)
         self.calls: list[FunctionCall] = []
         self.calls_dropped = 0
@@ -137,7 +134,7 @@ class ChunkConsumer:
                 self.interrupted = "deadline"
             else:
                 seconds = limits.first_content_seconds if last is None else limits.idle_seconds
-                self.error = content_timeout(last is None, seconds)
+                self.error = content_timeout(last is None, seconds, self.provider)
             return
 
     async def consume(self, chunks: AsyncIterable[ProcessedChunk], interrupt: Interrupt | None) -> None:
@@ -161,7 +158,8 @@ class ChunkConsumer:
             raise
         except Exception:  # noqa: BLE001 - the contract: a bug becomes a result
             log.exception("stream iteration failed")
-            self.error = internal_error("the stream failed unexpectedly", "stream_internal")
+            self.error = internal_failure(provider=self.provider, message="the stream failed unexpectedly",
+                                          code="stream_internal")
         finally:
             if iterator is not None:
                 await _close(iterator)
@@ -179,7 +177,8 @@ class ChunkConsumer:
                 self.last_content_at = self._shown()
                 self._keep_call(chunk.function_call)
         elif kind == "error":
-            self.error = chunk.error or internal_error("error chunk without details", "unknown")
+            self.error = chunk.error or internal_failure(
+                provider=self.provider, message="error chunk without details", code="unknown")
         if chunk.thoughts:
             self._shown()
             self.thoughts.add(chunk.thoughts)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from providers.errors import classify_failure
 from providers.types import ProviderError
 
 
@@ -27,8 +28,10 @@ class StreamLimits:
     max_thought_chars: int = 200_000
 
 
-def content_timeout(first: bool, seconds: float) -> ProviderError:
-    """The stream showed no content in time: a timeout worth one more key."""
+def content_timeout(first: bool, seconds: float, provider: str | None = None) -> ProviderError:
+    """The stream showed no content in time: a timeout worth one more key. `provider` is
+    the one the stream came from, when the caller said."""
     what = "no content" if first else "no further content"
-    return ProviderError(type="timeout", message=f"{what} from the provider for {seconds:g} seconds",
-                         retryable=True, code="first_content_deadline" if first else "content_idle_deadline")
+    return classify_failure(provider=provider, message=f"{what} from the provider for {seconds:g} seconds",
+                            code="first_content_deadline" if first else "content_idle_deadline",
+                            timeout=True)

@@ -75,6 +75,7 @@ async def run_stream(
     *,
     keep_open_for_calls: bool = False,
     limits: StreamLimits = DEFAULT_LIMITS,
+    provider: str | None = None,
 ) -> StreamResult:
     """Consume `chunks` into `delivery`; see the module docstring. Never raises.
 
@@ -82,8 +83,9 @@ async def run_stream(
     indicator stays) so the tool loop can stream the next response into the same
     messages; the turn then finishes the delivery itself. `limits` bound the answer's
     time, calls and kept reasoning (`stream.limits`); the delivery bounds its messages.
+    `provider` is named by the errors the stream layer makes itself (a timeout, a bug).
     """
-    consumer = ChunkConsumer(delivery, limits)
+    consumer = ChunkConsumer(delivery, limits, provider)
     try:
         await consumer.run(chunks, interrupt)
     except asyncio.CancelledError:

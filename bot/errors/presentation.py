@@ -22,7 +22,7 @@ from bot.errors.tables import (
     TipContext,
     scoped_key,
 )
-from providers.error_description import describe_error, error_text
+from providers.error_description import describe_error
 from providers.i18n import t
 from providers.redaction import redact_secrets
 from providers.types import FailureKind, ProviderError
@@ -133,7 +133,7 @@ def build_detail(error: ProviderError, headline: str, locale: str | None,
 def tip_keys(error: ProviderError, kind: FailureKind, scene: ErrorScene) -> list[str]:
     """The kind's tips that apply, in the credential scope's form; a personal failure ends
     with how to hand the turn back to the server."""
-    ctx = TipContext(error=error, text=error_text(error), fallback_chain=scene.fallback_chain)
+    ctx = TipContext(error=error, fallback_chain=scene.fallback_chain)
     keys: list[str] = []
     for tip in TIPS[kind]:
         if scene.personal and tip.server_only or not tip.when(ctx):

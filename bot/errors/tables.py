@@ -33,6 +33,8 @@ TITLE_KEYS: dict[FailureKind, str] = {
     "timeout": "genai.stream.timeout_title",
     "overloaded": "genai.stream.provider_overloaded_title",
     "transient": "genai.stream.transient_title",
+    "unreachable": "genai.stream.unreachable_title",
+    "address_refused": "genai.stream.address_refused_title",
     "request_refused": "genai.stream.api_error_title",
 }
 
@@ -50,16 +52,18 @@ KIND_COLORS: dict[FailureKind, int] = {
     "timeout": AMBER,
     "overloaded": AMBER,
     "transient": AMBER,
+    "unreachable": ORANGE,
+    "address_refused": RED,
     "request_refused": RED,
 }
 
 
 @dataclass(slots=True, frozen=True)
 class TipContext:
-    """What a tip's condition may look at."""
+    """What a tip's condition may look at: the classified error (its kind, `reason` and
+    provider; never its text) and the server's chain."""
 
     error: ProviderError
-    text: str  # every string the error carries
     fallback_chain: Sequence[str]
 
 
@@ -79,12 +83,12 @@ def _no_fallback_chain(ctx: TipContext) -> bool:
     return not ctx.fallback_chain
 
 
-def _openrouter_daily_free_cap(ctx: TipContext) -> bool:
-    return ctx.error.provider == "openrouter" and "free-models-per-day" in ctx.text
+def _reason_is(reason: str) -> Condition:
+    return lambda ctx: ctx.error.reason == reason
 
 
-def _google_credential_type(ctx: TipContext) -> bool:
-    return "ACCESS_TOKEN_TYPE_UNSUPPORTED" in ctx.text
+_openrouter_daily_free_cap = _reason_is("daily_free_cap")
+_google_credential_type = _reason_is("google_credential_type")
 
 
 @dataclass(slots=True, frozen=True)
@@ -134,6 +138,18 @@ TIPS: dict[FailureKind, tuple[Tip, ...]] = {
     "timeout": (Tip("genai.tips.shorten_message"), Tip("genai.tips.refresh_context")),
     "overloaded": (Tip("genai.tips.provider_overloaded_wait"), _FALLBACK),
     "transient": (Tip("genai.tips.wait_and_retry"), _FALLBACK),
+    # The key is not to blame: is the server up, is the address right.
+    "unreachable": (
+        Tip("genai.tips.check_server_running"),
+        Tip("genai.tips.check_endpoint_address", when=_provider_is("custom"), server_only=True),
+        _FALLBACK,
+    ),
+    # The bot refused the address itself: who can allow it, or that nobody can.
+    "address_refused": (
+        Tip("genai.tips.private_endpoint_operator", when=_reason_is("private_address"), server_only=True),
+        Tip("genai.tips.metadata_endpoint_never", when=_reason_is("metadata_address"), server_only=True),
+        Tip("genai.tips.check_endpoint_address"),
+    ),
     "request_refused": (_GOOGLE_CREDENTIAL, _VERIFY_KEY, _SWITCH, _OPENROUTER_MODELS),
 }
 

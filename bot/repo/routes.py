@@ -63,12 +63,16 @@ class ActiveRoute:
     blocked: str | None = None
 
 
-def _environment_target(settings: Settings) -> ModelTarget | None:
-    """The operator's default, always with its address (a gateway is not only for custom)."""
+def environment_target(settings: Settings) -> ModelTarget | None:
+    """The operator's default, always with its address (a gateway is not only for custom),
+    marked as the operator's own address (trusted to be private; see `ModelTarget`)."""
     if settings.DEFAULT_TEXT_PROVIDER and settings.DEFAULT_TEXT_MODEL:
         return ModelTarget(settings.DEFAULT_TEXT_PROVIDER, settings.DEFAULT_TEXT_MODEL,
-                           settings.DEFAULT_TEXT_BASE_URL)
+                           settings.DEFAULT_TEXT_BASE_URL, operator_address=True)
     return None
+
+
+_environment_target = environment_target
 
 
 def _with_base_url(target: ModelTarget, stored: ServerSettings | None) -> ModelTarget:

@@ -7,7 +7,7 @@ on a unique constraint nor store one model twice.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sqlalchemy import delete, func, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -31,11 +31,19 @@ MAX_FALLBACKS = 10
 
 @dataclass(frozen=True)
 class ModelTarget:
-    """One model to try: provider, model name and (custom provider only) a base URL."""
+    """One model to try: provider, model name and (custom provider only) a base URL.
+
+    `operator_address` marks the operator's own default (DEFAULT_TEXT_BASE_URL): the
+    operator wrote that address, so it may be loopback or private without
+    ALLOW_PRIVATE_ENDPOINTS (metadata and credential addresses stay refused). An address
+    a server's managers set never carries it. It takes no part in equality: the same
+    model at the same address is the same target.
+    """
 
     provider: str
     model: str
     base_url: str | None = None
+    operator_address: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ reads "for each attempt: stream it, decide".
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -43,7 +44,10 @@ def open_adapter(target: ModelTarget, lease: KeyLease, verbatim_tool_calling: bo
     may connect (public addresses only unless the operator allows private ones).
     `clients` lends the adapter a shared HTTP client, so an attempt builds no TLS context
     and may reuse a warm connection; the key still goes with this attempt's requests.
+    The operator's own default address is trusted to be private (`ModelTarget.operator_address`);
+    metadata and credential addresses stay refused whatever the policy allows.
     """
+    endpoint_policy = operator_policy(target, endpoint_policy)
     try:
         return create_adapter(target.provider, api_key=lease.secret, model=target.model,
                               base_url=target.base_url, timeout=PROVIDER_TIMEOUT,
@@ -52,6 +56,14 @@ def open_adapter(target: ModelTarget, lease: KeyLease, verbatim_tool_calling: bo
     except ValueError as exc:  # e.g. custom without an address; the text never holds the key
         log.error("model %s cannot be used: %s", loggable(target_label(target)), loggable(exc))
         return None
+
+
+def operator_policy(target: ModelTarget, policy: EndpointPolicy | None) -> EndpointPolicy | None:
+    """The endpoint policy for `target`: private addresses allowed on the operator's own
+    default address (the operator wrote it); a server's own endpoint keeps `policy`."""
+    if not target.operator_address:
+        return policy
+    return dataclasses.replace(policy or EndpointPolicy(), allow_private=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,9 @@ Scopes:
 - ``transient``: the provider had a bad moment (overloaded, 5xx, timeout, a cut stream):
   the next key, then the next model; the key is not blamed with a cool-down.
 - ``model``: the model cannot serve this request (unknown model, context too long, a
-  request the provider refuses): the next model, never the next key.
+  request the provider refuses), or its address cannot be reached or is refused: the
+  next model, never the next key (every key of a model goes to the same address, so
+  the next one would fail the same way; no key rests, none is to blame).
 - ``stop``: content was blocked; another key or model must not be used to get round it.
 """
 
@@ -45,6 +47,8 @@ SCOPES: dict[FailureKind, tuple[Scope, timedelta | None]] = {
     "model_error": ("model", None),
     "context_length": ("model", None),
     "request_refused": ("model", None),
+    "unreachable": ("model", None),
+    "address_refused": ("model", None),
     "content_blocked": ("stop", None),
 }
 _SPARES_THE_KEY: tuple[Scope, timedelta | None] = ("model", None)

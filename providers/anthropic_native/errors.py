@@ -31,9 +31,8 @@ def classify_exception(exc: BaseException) -> ProviderError:
         )
     if isinstance(exc, anthropic.APIConnectionError):
         cause = exc.__cause__ or exc.__context__
-        under = classify_transport_error(PROVIDER, cause) if cause is not None else None
+        under = classify_transport_error(PROVIDER, cause, wrapper=exc) if cause is not None else None
         if under is not None:
-            under.original_error = exc
             return under
         return classify_failure(
             provider=PROVIDER, message=f"connection to Anthropic lost: {exc}",

@@ -247,9 +247,9 @@ def _stop_block(state: AnthropicStream, index: int) -> list[ProcessedChunk]:
 
 def _refused(state: AnthropicStream) -> ProcessedChunk:
     """`stop_reason: "refusal"`: Anthropic's safety classifiers stopped the answer."""
-    error = ProviderError(
-        type="content_blocked", message="Anthropic's safety system stopped the response (refusal)",
-        retryable=False, code="refusal", provider=PROVIDER, details={"usage": dict(state.usage)},
+    error = classify_failure(
+        provider=PROVIDER, message="Anthropic's safety system stopped the response (refusal)",
+        code="refusal", error_type="content_blocked", details={"usage": dict(state.usage)},
     )
     return ProcessedChunk(type="error", error=error)
 

@@ -78,17 +78,14 @@ def classify_body(body: Any, *, status: int | None = None, original_error: Any =
     per-day quotas alike; its structured details (QuotaFailure, RetryInfo) tell them apart,
     and `classify_error_body` reads them before the wording.
     """
-    error = classify_error_body(provider=PROVIDER, body=body, status=status, original_error=original_error)
-    if error.details is None:
-        error.details = body  # the SDK error has no `.body`; keep the provider's own words
-    return error
+    # The SDK error has no `.body`: the body itself is kept as the provider's own words.
+    return classify_error_body(provider=PROVIDER, body=body, status=status, original_error=original_error,
+                               keep_body=True)
 
 
 def _blocked(message: str, reason: str, details: Any) -> ProcessedChunk:
-    error = ProviderError(
-        type="content_blocked", message=message, retryable=False, code=reason,
-        provider=PROVIDER, details=details,
-    )
+    error = classify_failure(provider=PROVIDER, message=message, code=reason,
+                             error_type="content_blocked", details=details)
     return ProcessedChunk(type="error", error=error)
 
 

@@ -163,9 +163,8 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
         if isinstance(exc, openai.APIConnectionError):
             cause = exc.__cause__ or exc.__context__
             if cause is not None:
-                err = classify_transport_error(provider, cause)
+                err = classify_transport_error(provider, cause, wrapper=exc)
                 if err is not None:
-                    err.original_error = exc
                     return err
             return classify_failure(provider=provider, message=str(exc), connection_failed=True,
                                     original_error=exc)

@@ -19,6 +19,7 @@ from providers.errors import (
 )
 from providers.failure_kind import KIND_TYPE
 from providers.redaction import REDACTED
+from providers.safe_transport import AddressRefused
 from providers.types import FAILURE_KINDS
 from tests.support.data_errors import GEMINI_PER_MINUTE_429, ZAI_PLAN_EXCLUDES_MODEL_429
 from tests.support.env_corpus import CORPUS, corpus_errors, requires_corpus
@@ -167,7 +168,10 @@ OWN_CASES = [
     ("gemini UNAVAILABLE without status", dict(message="try later", error_type="UNAVAILABLE"), "overloaded"),
     ("numeric-string code mid-stream is a status", dict(message="boom", code="503"), "overloaded"),
     ("numeric code 429 mid-stream", dict(message="slow", code=429), "rate_limit"),
-    ("refused connection", dict(message="Connection refused", connection_failed=True), "request_refused"),
+    ("refused connection", dict(message="Connection refused", connection_failed=True), "unreachable"),
+    ("address the bot refused", dict(message="connection refused before sending the request",
+                                     original_error=AddressRefused("private", "127.0.0.1 is a loopback address")),
+     "address_refused"),
     ("stream cut", dict(message="peer closed connection", error_type=STREAM_INTERRUPTED), "transient"),
     ("stream cut with words", dict(message="ended", error_type=STREAM_INTERRUPTED,
                                    original_error={"error": {"message": "Insufficient Balance"}}),

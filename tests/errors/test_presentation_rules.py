@@ -14,6 +14,7 @@ from bot.errors.presentation import (
 from bot.errors.tables import KIND_COLORS, TIPS, TITLE_KEYS, possible_keys
 from bot.turn.policy import SCOPES
 from providers.error_description import HEADLINE_KEYS
+from providers.errors import classify_failure
 from providers.failure_kind import KIND_TYPE
 from providers.i18n import strict_translation
 from providers.redaction import REDACTED
@@ -23,11 +24,13 @@ DISABLE = "genai.tips.disable_personal_text_override"
 
 
 def err(message: str = "boom", kind: str = "request_refused", *, provider: str | None = "openai",
-        status: int | None = None, code: str | None = None, details=None, original=None) -> ProviderError:
-    """An error already classified as `kind` (classification has its own tests)."""
+        status: int | None = None, code: str | None = None, details=None, original=None,
+        reason: str | None = None, facts=None) -> ProviderError:
+    """An error already classified as `kind` with its finer `reason` (classification has its own tests)."""
     coarse, retryable = KIND_TYPE[kind]
     return ProviderError(type=coarse, message=message, retryable=retryable, code=code, status=status,
-                         provider=provider, original_error=original, details=details, kind=kind)
+                         provider=provider, original_error=original, details=details, kind=kind,
+                         reason=reason, facts=facts)
 
 
 def present(e: ProviderError, **scene):
@@ -80,7 +83,7 @@ SERVER_TABLE = [
      ["verify_api_key", "switch_model_provider"]),
     ("invalid_key/google_credential", err("Request had invalid authentication credentials. "
                                           "ACCESS_TOKEN_TYPE_UNSUPPORTED", "invalid_key", provider="google",
-                                          status=401),
+                                          status=401, reason="google_credential_type"),
      "invalid_key_title", ["google_credential_type", "verify_api_key", "switch_model_provider"]),
     ("context", err("too long", "context_length"), "context_length_title",
      ["reduce_output_tokens", "refresh_context", "shorten_message", "model_fallback"]),
@@ -89,7 +92,7 @@ SERVER_TABLE = [
     ("rate_limit/openrouter", err("slow down", "rate_limit", provider="openrouter"), "rate_limit_title",
      ["wait_and_retry", "api_key_rotation", "model_fallback", "openrouter_free_models"]),
     ("rate_limit/openrouter/daily", err("Rate limit exceeded: free-models-per-day", "rate_limit",
-                                        provider="openrouter"), "rate_limit_title",
+                                        provider="openrouter", reason="daily_free_cap"), "rate_limit_title",
      ["wait_and_retry", "api_key_rotation", "model_fallback", "openrouter_free_models",
       "openrouter_fund_account"]),
     ("blocked", err("blocked", "content_blocked"), "content_blocked_title",
@@ -98,6 +101,16 @@ SERVER_TABLE = [
     ("overloaded", err("busy", "overloaded"), "provider_overloaded_title",
      ["provider_overloaded_wait", "model_fallback"]),
     ("transient", err("cut", "transient"), "transient_title", ["wait_and_retry", "model_fallback"]),
+    ("unreachable", err("connection failed: refused", "unreachable"), "unreachable_title",
+     ["check_server_running", "model_fallback"]),
+    ("unreachable/custom", err("connection failed: refused", "unreachable", provider="custom"),
+     "unreachable_title", ["check_server_running", "check_endpoint_address", "model_fallback"]),
+    ("address_refused/private", err("127.0.0.1 is a loopback address", "address_refused", provider="custom",
+                                    reason="private_address"), "address_refused_title",
+     ["private_endpoint_operator", "check_endpoint_address"]),
+    ("address_refused/metadata", err("169.254.169.254 is a cloud metadata address", "address_refused",
+                                     provider="custom", reason="metadata_address"), "address_refused_title",
+     ["metadata_endpoint_never", "check_endpoint_address"]),
     ("request_refused", err("bad request"), "api_error_title", ["verify_api_key", "switch_model_provider"]),
     ("request_refused/openrouter", err("bad request", provider="openrouter"), "api_error_title",
      ["verify_api_key", "switch_model_provider", "openrouter_models"]),
@@ -128,7 +141,8 @@ PERSONAL_TABLE = [
     ("context", err("x", "context_length"),
      ["reduce_output_tokens_personal", "refresh_context", "shorten_message",
       "disable_personal_text_override"]),
-    ("rate_limit/openrouter/daily", err("free-models-per-day", "rate_limit", provider="openrouter"),
+    ("rate_limit/openrouter/daily", err("free-models-per-day", "rate_limit", provider="openrouter",
+                                        reason="daily_free_cap"),
      ["wait_and_retry", "openrouter_free_models_personal", "openrouter_fund_account_personal",
       "disable_personal_text_override"]),
     ("blocked", err("x", "content_blocked"),
@@ -136,7 +150,8 @@ PERSONAL_TABLE = [
     ("timeout", err("x", "timeout"), ["shorten_message", "refresh_context", "disable_personal_text_override"]),
     ("overloaded", err("x", "overloaded"), ["provider_overloaded_wait", "disable_personal_text_override"]),
     ("transient", err("x", "transient"), ["wait_and_retry", "disable_personal_text_override"]),
-    ("invalid_key/google_credential", err("ACCESS_TOKEN_TYPE_UNSUPPORTED", "invalid_key", provider="google"),
+    ("invalid_key/google_credential", err("ACCESS_TOKEN_TYPE_UNSUPPORTED", "invalid_key", provider="google",
+                                          reason="google_credential_type"),
      ["google_credential_type", "verify_api_key_personal", "switch_model_provider_personal",
       "disable_personal_text_override"]),
 ]
@@ -211,22 +226,43 @@ def test_rotation_pool_exhausted_title_for_rate_limits_on_the_server_route():
 
 
 def test_openrouter_fund_tip_needs_the_daily_free_cap_wording_anywhere():
-    plain = err("Rate limit exceeded", "rate_limit", provider="openrouter")
+    plain = classify_failure(provider="openrouter", message="Rate limit exceeded", status=429)
     assert "openrouter_fund_account" not in tips(plain)
-    in_body = err("Rate limit exceeded", "rate_limit", provider="openrouter",
-                  original={"error": {"message": "Rate limit exceeded: free-models-per-day"}})
+    in_body = classify_failure(provider="openrouter", message="Rate limit exceeded", status=429,
+                               original_error={"error": {"message": "Rate limit exceeded: free-models-per-day"}})
+    assert in_body.reason == "daily_free_cap"
     assert "openrouter_fund_account" in tips(in_body)
-    other = err("free-models-per-day", "rate_limit", provider="openai")
+    other = classify_failure(provider="openai", message="free-models-per-day", status=429)
     assert not any(k.startswith("openrouter_") for k in tips(other))
 
 
 def test_google_credential_type_tip_also_from_error_info_details():
     details = [{"@type": "type.googleapis.com/google.rpc.ErrorInfo", "reason": "ACCESS_TOKEN_TYPE_UNSUPPORTED"}]
-    e = err("Request had invalid authentication credentials.", "invalid_key", provider="google", status=401,
-            details=details)
+    e = classify_failure(provider="google", message="Request had invalid authentication credentials.",
+                         status=401, details=details)
+    assert (e.kind, e.reason) == ("invalid_key", "google_credential_type")
     assert tips(e)[0] == "google_credential_type"
-    assert "google_credential_type" not in tips(err("Request had invalid credentials.", "invalid_key",
-                                                    provider="google"))
+    assert "google_credential_type" not in tips(classify_failure(
+        provider="google", message="Request had invalid credentials.", status=401))
+
+
+@pytest.mark.parametrize("words", [AFFORD, "free-models-per-day", "ACCESS_TOKEN_TYPE_UNSUPPORTED SERVICE_DISABLED",
+                                   "Your current subscription plan does not yet include access to GLM-5"])
+@pytest.mark.parametrize("kind", ["rate_limit", "credit_limit", "billing", "invalid_key", "request_refused"])
+def test_presentation_reads_the_classified_reason_never_the_text_again(words, kind):
+    """Words that name a finer cause change nothing once the error is classified without it."""
+    plain = present(err("x", kind, provider="openrouter"), locale="en")
+    worded = present(err(words, kind, provider="openrouter", details={"message": words}), locale="en")
+    assert (worded.title_key, worded.headline, worded.tip_keys) == (plain.title_key, plain.headline, plain.tip_keys)
+
+
+def test_a_refused_connection_is_unreachable_and_never_blames_the_key():
+    e = classify_failure(provider="custom", message="connection failed: [Errno 111] Connection refused",
+                         connection_failed=True)
+    p = present(e, locale="en")
+    assert e.kind == "unreachable" and p.title_key == "genai.stream.unreachable_title"
+    assert not any("verify_api_key" in k for k in p.tip_keys)
+    assert "key is correct" not in " ".join(strict_translation(k, "en") or "" for k in p.tip_keys)
 
 
 @settings(max_examples=250, deadline=None)
@@ -237,9 +273,11 @@ def test_google_credential_type_tip_also_from_error_info_details():
     source=st.sampled_from([None, "server", "personal"]),
     chain=st.sampled_from([(), ("m1",)]),
     exhausted=st.booleans(),
+    reason=st.sampled_from([None, "daily_free_cap", "google_credential_type", "private_address",
+                            "metadata_address", "plan_excludes_model", "permission_denied"]),
 )
-def test_scope_invariants_hold_for_every_combination(kind, message, provider, source, chain, exhausted):
-    p = present(err(message, kind, provider=provider), credential_source=source,
+def test_scope_invariants_hold_for_every_combination(kind, message, provider, source, chain, exhausted, reason):
+    p = present(err(message, kind, provider=provider, reason=reason), credential_source=source,
                 fallback_chain=chain, rotation_keys_exhausted=exhausted)
     assert set(p.tip_keys) | {p.title_key} <= possible_keys()
     assert len(p.tip_keys) == len(set(p.tip_keys)) and p.tip_keys

@@ -18,6 +18,7 @@ from bot.turn.policy import (
     plan_next,
 )
 from providers.errors import STREAM_INTERRUPTED, classify_error_body, classify_failure
+from providers.safe_transport import AddressRefused
 from providers.types import FAILURE_KINDS, ProviderError
 
 NOW = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
@@ -89,6 +90,12 @@ CASES = [
      "next_model", "model", "context_length", None),
     ("refused request", body("openai", 400, "Invalid value for 'temperature'", kind="invalid_request_error"),
      "next_model", "model", "request_refused", None),
+    ("unreachable endpoint", classify_failure(provider="custom", message="connection failed: refused",
+                                              connection_failed=True),
+     "next_model", "model", "unreachable", None),
+    ("refused address", classify_failure(provider="custom", message="connection refused before sending",
+                                         original_error=AddressRefused("private", "10.0.0.5 is a private address")),
+     "next_model", "model", "address_refused", None),
     ("content filter", body("openai", 400, "The response was filtered", "content_filter"),
      "stop", "stop", "content_blocked", None),
     ("safety system", body("openai", 400, "Your request was rejected as a result of our safety system"),
