@@ -100,11 +100,27 @@ def request_kind(method: str, path: str) -> str:
     return closed_label(None, DISCORD_REQUEST_KINDS)
 
 
+def discord_user_agent() -> str:
+    """The User-Agent discord.py's own requests carry (`DiscordBot (url, version)`, which
+    Discord asks of every request), read from a fresh, unconnected `HTTPClient`."""
+    return discord.http.HTTPClient(asyncio.get_running_loop()).user_agent
+
+
 def discord_http_trace(budget: GlobalBudget | None = None) -> aiohttp.TraceConfig:
     """The trace of discord.py's HTTP session (its `http_trace=`): each request waits for
-    `budget` before it leaves (none: no global budget here) and is counted when it ends."""
+    `budget` before it leaves (none: no global budget here) and is counted when it ends.
+
+    A request without a User-Agent gets the bot's: discord.py's webhook adapter (interaction
+    responses, follow-ups, edits of the original response) sends none on this session, so
+    aiohttp's default went out. The start signal is given the headers the request is then
+    built from, before aiohttp adds its default."""
+    user_agent: list[str] = []  # the bot's, read once
 
     async def on_request_start(_session: Any, context: Any, params: aiohttp.TraceRequestStartParams) -> None:
+        if "User-Agent" not in params.headers:
+            if not user_agent:
+                user_agent.append(discord_user_agent())
+            params.headers["User-Agent"] = user_agent[0]
         if budget is None or not counts_against_global(str(params.url), discord.http.Route.BASE):
             return
         priority = current_priority()

@@ -96,6 +96,7 @@ class RequestRecord:
     status: int
     at: float
     query: dict[str, str] = field(default_factory=dict)
+    user_agent: str | None = None  # the request's User-Agent header, as sent
 
 
 @dataclass
@@ -458,7 +459,8 @@ class FakeDiscord(FakeThreads):
         method = request.method
         body, files = await self._read_body(request)
         now = time.monotonic()
-        record = RequestRecord(method, path, body, 200, now, dict(request.query))
+        record = RequestRecord(method, path, body, 200, now, dict(request.query),
+                               request.headers.get("User-Agent"))
         self.requests.append(record)
         try:
             return await self._answer(request, method, path, body, files, record, now)
