@@ -1,23 +1,49 @@
-"""`python -m bot`: validate settings, then log in and serve."""
+"""`python -m bot`: validate settings, then log in and serve.
+
+Every start-up failure an operator can cause (a bad or contradictory setting, a database
+that cannot be reached, a schema or file that cannot be written, Discord out of reach, a
+refused token or intent) ends with one line naming the cause and the setting and exit
+status 2; the traceback is logged at DEBUG only. The database is prepared before Discord
+is asked, so its failures are named as such.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import os
 import signal
 import sys
 from collections.abc import Coroutine
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.settings import Settings, SettingsError, load_settings
+from bot.settings import (
+    KEY_FILE_NAME,
+    Settings,
+    SettingsError,
+    load_settings,
+    resolve_encryption_keys,
+)
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncEngine
+
+    from bot.app import LLMBot
+
+log = logging.getLogger("bot")
 
 MISSING_TOKEN = (
     "DISCORD_TOKEN is not set: export DISCORD_TOKEN=<your bot token> "
     "or put DISCORD_TOKEN=<your bot token> in a .env file here (see .env.example)."
 )
+BAD_TOKEN = "Discord refused DISCORD_TOKEN: check the bot token in the developer portal."
+
+
+class StartupFailure(Exception):
+    """Start-up cannot go on; `str()` is what the operator reads (at most three lines)."""
 
 
 def main() -> int:
@@ -30,27 +56,150 @@ def main() -> int:
         if settings.DISCORD_TOKEN is None:
             print(MISSING_TOKEN, file=sys.stderr)
             return 2
-        from bot.app import LLMBot
-        from bot.discord_urls import apply_discord_urls
-        apply_discord_urls(settings)
-        bot = LLMBot(settings)
+        refuse_contradictions(settings)
+        check_encryption_key(settings)
     except SettingsError as exc:
         print(exc, file=sys.stderr)
         return 2
     discord.utils.setup_logging(level=logging.getLevelNamesMapping()[settings.LOG_LEVEL], root=True)
-    from bot.lifecycle import serve
+    logging.getLogger("alembic.runtime.plugins").setLevel(max(logging.WARNING, logging.getLogger().level))
+    from bot.discord_urls import apply_discord_urls
 
+    apply_discord_urls(settings)
     try:
-        run_on_loop(settings, serve(bot, settings.DISCORD_TOKEN.get_secret_value()))
-    except discord.LoginFailure:
-        print("Discord refused DISCORD_TOKEN: check the bot token in the developer portal.", file=sys.stderr)
-        return 2
-    except discord.PrivilegedIntentsRequired:  # the gateway closed with 4014
-        from bot.invite import MESSAGE_CONTENT_MISSING
-
-        print(MESSAGE_CONTENT_MISSING, file=sys.stderr)
+        run_on_loop(settings, start(settings))
+    except StartupFailure as exc:
+        log.debug("start-up failed", exc_info=exc.__cause__ or exc)
+        print(exc, file=sys.stderr)
         return 2
     return 0
+
+
+def refuse_contradictions(settings: Settings) -> None:
+    """Settings that are each valid but cannot work together; without this the bot would
+    start and ignore one of them (or serve as another shard) without a word."""
+    count, ids = settings.SHARD_COUNT, settings.SHARD_IDS
+    if ids and count is None:
+        raise SettingsError("Invalid setting SHARD_IDS: needs SHARD_COUNT, the number of shards across all "
+                            "processes (e.g. SHARD_COUNT=2, and SHARD_IDS=0 here and 1 in the other process)")
+    if count is not None:
+        outside = sorted({shard for shard in ids if not 0 <= shard < count})
+        if outside:
+            raise SettingsError(f"Invalid setting SHARD_IDS: shard {outside[0]} does not exist with "
+                                f"SHARD_COUNT={count} (shard ids run from 0 to {count - 1})")
+        if len(set(ids)) != len(ids):
+            raise SettingsError("Invalid setting SHARD_IDS: a shard is listed twice")
+    provider, model = settings.DEFAULT_TEXT_PROVIDER, settings.DEFAULT_TEXT_MODEL
+    route_named = bool(provider or model or settings.DEFAULT_TEXT_BASE_URL or settings.DEFAULT_TEXT_API_KEYS)
+    if route_named and not (provider and model):
+        missing = "DEFAULT_TEXT_MODEL" if provider else "DEFAULT_TEXT_PROVIDER"
+        raise SettingsError(f"Invalid setting {missing}: the default route needs DEFAULT_TEXT_PROVIDER and "
+                            "DEFAULT_TEXT_MODEL together (or leave every DEFAULT_TEXT_* unset)")
+    if provider == "custom" and not settings.DEFAULT_TEXT_BASE_URL:
+        raise SettingsError("Invalid setting DEFAULT_TEXT_BASE_URL: DEFAULT_TEXT_PROVIDER=custom needs the "
+                            "endpoint's address (e.g. http://127.0.0.1:8000/v1)")
+    if provider and provider != "custom" and not settings.DEFAULT_TEXT_API_KEYS:
+        raise SettingsError(f"Invalid setting DEFAULT_TEXT_API_KEYS: DEFAULT_TEXT_PROVIDER={provider} needs at "
+                            "least one key (only custom endpoints may go without)")
+    if settings.DISCORD_GLOBAL_RATE == 0 and not settings.DISCORD_API_BASE_URL:
+        raise SettingsError("Invalid setting DISCORD_GLOBAL_RATE: 0 (no budget of the bot's own) is only for a "
+                            "shared REST proxy set in DISCORD_API_BASE_URL; real Discord needs it (default 50)")
+
+
+def check_encryption_key(settings: Settings) -> None:
+    """Refuse a bad BOT_ENCRYPTION_KEY or key file before anything is touched; a missing key
+    file is made later, once the database showed that no stored key needs the lost one."""
+    path = settings.sqlite_path
+    if settings.BOT_ENCRYPTION_KEY is None and path is not None and not (path.parent / KEY_FILE_NAME).exists():
+        return
+    resolve_encryption_keys(settings)
+
+
+async def start(settings: Settings) -> None:
+    """The database first, then the bot with its key vault, then Discord."""
+    engine = await prepared_database(settings)
+    bot = built_bot(settings, engine)
+    await serve_discord(bot, settings)
+
+
+async def prepared_database(settings: Settings) -> AsyncEngine:
+    """An engine on a migrated database whose stored keys this start can still read."""
+    from bot import migrate
+    from bot.db.engine import create_engine, describe_database_failure, pool_size_for
+    from bot.vault import refuse_lost_key_file
+
+    engine: AsyncEngine | None = None
+    try:
+        engine = create_engine(settings.DATABASE_URL,
+                               pool_size=pool_size_for(settings.MAX_CONCURRENT_ANSWERS, settings.DATABASE_POOL_SIZE))
+        await migrate.upgrade(engine)
+        await refuse_lost_key_file(settings, engine)
+    except Exception as exc:
+        if engine is not None:
+            await engine.dispose()
+        line = str(exc) if isinstance(exc, SettingsError) else describe_database_failure(exc, settings.DATABASE_URL)
+        if line is None:
+            raise
+        raise StartupFailure(line) from exc
+    return engine
+
+
+def built_bot(settings: Settings, engine: AsyncEngine) -> LLMBot:
+    """The bot; its encryption key is read or made here (a file that cannot be written is named)."""
+    from bot.app import LLMBot
+
+    try:
+        return LLMBot(settings, engine=engine)
+    except SettingsError as exc:
+        raise StartupFailure(str(exc)) from exc
+    except OSError as exc:
+        where = exc.filename or "the encryption key file"
+        raise StartupFailure(f"Cannot write {where} ({exc.strerror or exc}): make the folder of DATABASE_URL "
+                             "writable by this user, or set BOT_ENCRYPTION_KEY.") from exc
+
+
+async def serve_discord(bot: LLMBot, settings: Settings) -> None:
+    from bot.db.engine import describe_database_failure
+    from bot.invite import MESSAGE_CONTENT_MISSING
+    from bot.lifecycle import serve
+
+    assert settings.DISCORD_TOKEN is not None
+    try:
+        await serve(bot, settings.DISCORD_TOKEN.get_secret_value())
+    except discord.LoginFailure as exc:
+        raise StartupFailure(BAD_TOKEN) from exc
+    except discord.PrivilegedIntentsRequired as exc:  # the gateway closed with 4014
+        raise StartupFailure(MESSAGE_CONTENT_MISSING) from exc
+    except Exception as exc:
+        line = describe_discord_failure(exc, settings) or describe_database_failure(exc, settings.DATABASE_URL)
+        if line is None:
+            raise
+        raise StartupFailure(line) from exc
+
+
+def describe_discord_failure(exc: BaseException, settings: Settings) -> str | None:
+    """One line for what stops the bot reaching Discord (or opening METRICS_PORT); None otherwise."""
+    import aiohttp
+
+    from bot.db.engine import exception_chain
+
+    api = settings.DISCORD_API_BASE_URL or discord.http.Route.BASE
+    for cause in exception_chain(exc):
+        if isinstance(cause, OSError) and cause.errno in (errno.EADDRINUSE, errno.EACCES, errno.EADDRNOTAVAIL) \
+                and settings.METRICS_PORT:
+            return (f"Cannot open METRICS_PORT {settings.METRICS_PORT} for /metrics and /healthz ({cause.strerror}): "
+                    "another process may use it; pick another METRICS_PORT.")
+        if isinstance(cause, discord.GatewayNotFound):
+            return "Discord did not give a gateway address: Discord may be down; try again later (or check DISCORD_API_BASE_URL)."
+        if isinstance(cause, discord.DiscordServerError):
+            return f"Discord answered {cause.status} at {api}: Discord is having trouble; try again later."
+        if isinstance(cause, aiohttp.ClientConnectionError) or type(cause) is TimeoutError:
+            os_error = getattr(cause, "os_error", None)
+            reason = (os_error.strerror if isinstance(os_error, OSError) and os_error.strerror
+                      else "no answer in time" if isinstance(cause, TimeoutError) else str(cause) or type(cause).__name__)
+            return (f"Cannot reach Discord at {api} ({reason}): check this machine's network, DNS and proxy"
+                    f"{', or DISCORD_API_BASE_URL' if settings.DISCORD_API_BASE_URL else ''}.")
+    return None
 
 
 def run_on_loop(settings: Settings, main_coroutine: Coroutine[Any, Any, None]) -> None:

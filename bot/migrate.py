@@ -2,6 +2,10 @@
 the running event loop on start (the connection is handed to migrations/env.py, so
 alembic never calls asyncio.run inside a loop).
 
+A PostgreSQL schema named by `?search_path=` is created when it does not exist yet (a
+login that may not create it gets one line saying what to run). A failure the operator can
+fix ends `python -m bot.migrate` with one line and status 2, the traceback at DEBUG.
+
 Shard processes start together and each migrates on start, so a run holds a database-wide
 lock: without it two processes both find the schema empty and both create the tables, and
 the slower one crashes on "already exists" or a duplicate alembic version row.
@@ -11,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import fcntl
+import logging
 import os
 import sys
 from collections.abc import AsyncIterator
@@ -22,8 +27,15 @@ from alembic.config import Config
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
-from bot.db.engine import create_engine
+from bot.db.engine import (
+    SchemaMissingError,
+    create_engine,
+    describe_database_failure,
+    exception_chain,
+)
 from bot.settings import SettingsError, load_settings
+
+log = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[1]
 # First half of PostgreSQL's two-part advisory lock key; the second half is the schema's
@@ -100,7 +112,42 @@ async def _run(engine: AsyncEngine, fn, *args) -> None:
             await conn.run_sync(go)
 
 
+def _first_schema(search_path: str) -> str | None:
+    """The schema new tables go to: the first entry of search_path other than "$user"."""
+    for entry in search_path.split(","):
+        name = entry.strip()
+        if name and name != '"$user"':
+            return name[1:-1].replace('""', '"') if name.startswith('"') and name.endswith('"') else name
+    return None
+
+
+async def ensure_schema(engine: AsyncEngine) -> None:
+    """Create the schema `?search_path=` names when it is missing, so a first start on a
+    shared database needs no manual step; without the right to, say so in one line."""
+    if engine.dialect.name != "postgresql":
+        return
+    async with engine.connect() as conn:
+        if await conn.scalar(text("SELECT current_schema()")) is not None:
+            return
+        schema = _first_schema(await conn.scalar(text("SELECT current_setting('search_path')")) or "")
+        if schema is None:
+            return
+        user = await conn.scalar(text("SELECT current_user"))
+        quoted = '"' + schema.replace('"', '""') + '"'
+        try:
+            await conn.execute(text(f"CREATE SCHEMA IF NOT EXISTS {quoted}"))
+            await conn.commit()
+        except Exception as exc:
+            import asyncpg.exceptions as pg
+
+            if any(isinstance(cause, pg.InsufficientPrivilegeError) for cause in exception_chain(exc)):
+                raise SchemaMissingError(schema, str(user)) from exc
+            raise
+    log.info("created the schema %r named by search_path in DATABASE_URL", schema)
+
+
 async def upgrade(engine: AsyncEngine, revision: str = "heads") -> None:
+    await ensure_schema(engine)
     await _run(engine, command.upgrade, revision)
 
 
@@ -122,7 +169,16 @@ def main() -> int:
     except SettingsError as exc:
         print(exc, file=sys.stderr)
         return 2
-    asyncio.run(_main(settings.DATABASE_URL))
+    logging.basicConfig(level=settings.LOG_LEVEL, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        asyncio.run(_main(settings.DATABASE_URL))
+    except Exception as exc:
+        line = describe_database_failure(exc, settings.DATABASE_URL)
+        if line is None:
+            raise
+        log.debug("migration failed", exc_info=True)
+        print(line, file=sys.stderr)
+        return 2
     return 0
 
 

@@ -18,11 +18,17 @@ import sys
 from collections.abc import Sequence
 
 from cryptography.fernet import Fernet, InvalidToken, MultiFernet
-from sqlalchemy import select, update
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import func, select, update
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from bot.db.models import PersonalConfig, ServerApiKey
-from bot.settings import Settings, SettingsError, load_settings, resolve_encryption_keys
+from bot.settings import (
+    KEY_FILE_NAME,
+    Settings,
+    SettingsError,
+    load_settings,
+    resolve_encryption_keys,
+)
 
 log = logging.getLogger(__name__)
 
@@ -139,11 +145,41 @@ async def rotate_all(session: AsyncSession, vault: Vault) -> int:
     return count
 
 
+async def stored_key_count(engine: AsyncEngine) -> int:
+    """How many API keys the database holds encrypted (server pools and personal keys)."""
+    async with engine.connect() as conn:
+        pooled = await conn.scalar(select(func.count()).select_from(ServerApiKey))
+        personal = await conn.scalar(select(func.count()).select_from(PersonalConfig)
+                                     .where(PersonalConfig.encrypted_key.is_not(None)))
+    return int(pooled or 0) + int(personal or 0)
+
+
+async def refuse_lost_key_file(settings: Settings, engine: AsyncEngine) -> None:
+    """Stop with one line when the generated key file is gone but keys encrypted with it are
+    stored: a new key (what `resolve_encryption_keys` would make) would leave every one of
+    them unreadable, and the file may only be missing from a restore or a moved folder.
+    Call after the migrations, so the tables exist."""
+    path = settings.sqlite_path
+    if settings.BOT_ENCRYPTION_KEY is not None or path is None:
+        return
+    key_file = path.parent / KEY_FILE_NAME
+    if key_file.exists():
+        return
+    count = await stored_key_count(engine)
+    if count:
+        raise SettingsError(
+            f"Encryption key file {key_file} is missing but the database holds {count} API key(s) "
+            "encrypted with it: restore the file from the backup taken with the database, or set "
+            "BOT_ENCRYPTION_KEY to that key (a new key would leave them unreadable)."
+        )
+
+
 async def _rotate_cli(settings: Settings) -> int:
     from bot.db.engine import create_engine, session_factory
 
     engine = create_engine(settings.DATABASE_URL)
     try:
+        await refuse_lost_key_file(settings, engine)
         vault = Vault.from_settings(settings)
         async with session_factory(engine)() as session, session.begin():
             return await rotate_all(session, vault)

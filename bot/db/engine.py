@@ -17,6 +17,10 @@ connection waits up to `SQLITE_BUSY_TIMEOUT_MS` for the write lock instead of fa
 
 from __future__ import annotations
 
+import errno
+import socket
+import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -85,3 +89,87 @@ def create_engine(database_url: str, *, pool_size: int = DEFAULT_POOL_SIZE, max_
 
 def session_factory(engine: AsyncEngine) -> async_sessionmaker:
     return async_sessionmaker(engine, expire_on_commit=False)
+
+
+# ---- start-up failures an operator can cause, in one line --------------------------------
+
+
+class SchemaMissingError(Exception):
+    """The schema named by `?search_path=` does not exist and this login may not create it."""
+
+    def __init__(self, schema: str, user: str) -> None:
+        super().__init__(schema, user)
+        self.schema, self.user = schema, user
+
+
+def exception_chain(exc: BaseException) -> Iterator[BaseException]:
+    """`exc` and everything it wraps (SQLAlchemy's `.orig`, causes and contexts), once each."""
+    seen: set[int] = set()
+    pending = [exc]
+    while pending:
+        current = pending.pop(0)
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        for inner in (getattr(current, "orig", None), current.__cause__, current.__context__):
+            if isinstance(inner, BaseException):
+                pending.append(inner)
+
+
+def shown_url(database_url: str) -> str:
+    """The URL without its password, safe for a log line."""
+    return make_url(database_url).render_as_string(hide_password=True)
+
+
+def _os_reason(exc: OSError) -> str:
+    if isinstance(exc, socket.gaierror):
+        return "the host name does not resolve"
+    if isinstance(exc, ConnectionRefusedError):
+        return "connection refused (nothing listens there)"
+    if isinstance(exc, TimeoutError):
+        return "no answer in time"
+    return exc.strerror or str(exc) or type(exc).__name__
+
+
+def _file_failure(exc: OSError, what: str) -> str:
+    where = exc.filename or what
+    return f"Cannot write {where} ({_os_reason(exc)}): {what}"
+
+
+def describe_database_failure(exc: BaseException, database_url: str) -> str | None:
+    """One line naming the cause and DATABASE_URL for a failure an operator can fix
+    (no server, wrong database, login refused, missing schema, unwritable file); None for
+    anything else, which is a bug and keeps its traceback."""
+    import asyncpg.exceptions as pg
+
+    url = make_url(database_url)
+    shown = shown_url(database_url)
+    fix_url = "fix DATABASE_URL (or the database)"
+    for cause in exception_chain(exc):
+        if isinstance(cause, SchemaMissingError):
+            return (f"The schema {cause.schema!r} named by search_path in DATABASE_URL does not exist and "
+                    f"{cause.user!r} may not create it: run CREATE SCHEMA \"{cause.schema}\" AUTHORIZATION "
+                    f"\"{cause.user}\" as the database owner, or fix DATABASE_URL.")
+        if isinstance(cause, pg.InvalidCatalogNameError):
+            return f"The database in DATABASE_URL ({shown}) does not exist: create it, or {fix_url}."
+        if isinstance(cause, (pg.InvalidPasswordError, pg.InvalidAuthorizationSpecificationError)):
+            return f"PostgreSQL refused the login of DATABASE_URL ({shown}): {cause}. Check the user and password."
+        if isinstance(cause, (pg.CannotConnectNowError, pg.TooManyConnectionsError)):
+            return f"PostgreSQL at DATABASE_URL ({shown}) refuses connections now: {cause}."
+        if isinstance(cause, pg.InvalidSchemaNameError) or "no schema has been selected" in str(cause):
+            return (f"The schema named by search_path in DATABASE_URL ({shown}) does not exist: create it, "
+                    f"or {fix_url}.")
+        if isinstance(cause, sqlite3.OperationalError):
+            text = str(cause)
+            if any(part in text for part in ("unable to open", "readonly", "read-only", "disk I/O", "disk is full")):
+                return (f"Cannot open the SQLite file {url.database} for writing ({text}): make it and its folder "
+                        f"writable by this user, or set DATABASE_URL to another path.")
+        if isinstance(cause, OSError):
+            if cause.filename is not None or cause.errno in (errno.EACCES, errno.EROFS, errno.ENOSPC):
+                return _file_failure(cause, "make the folder of DATABASE_URL writable by this user, "
+                                            "or set DATABASE_URL to another path.")
+            if url.drivername.startswith("postgresql"):
+                return (f"Cannot reach PostgreSQL at {url.host or 'localhost'}:{url.port or 5432} "
+                        f"({_os_reason(cause)}): start it, or fix DATABASE_URL ({shown}).")
+    return None
