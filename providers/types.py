@@ -140,7 +140,10 @@ class Usage:
     """Token counts of one response, converted once by the adapter; None = not reported.
 
     `output_tokens` includes reasoning tokens (they are billed as output);
-    `input_tokens` includes cached input tokens.
+    `input_tokens` includes cached input tokens. The same type goes from the provider's
+    edge to the database (`bot.usage.tokens`): the responses of a tool loop and the
+    answers of one day row are added with `+`; `estimated` marks counts the bot guessed
+    from characters because the provider reported none.
     """
 
     input_tokens: int | None = None
@@ -148,6 +151,19 @@ class Usage:
     reasoning_tokens: int | None = None
     cached_input_tokens: int | None = None
     total_tokens: int | None = None
+    estimated: bool = False
+
+    def __add__(self, other: Usage) -> Usage:
+        """Both counts added field by field; a field neither reported stays None; estimated
+        when either was."""
+
+        def plus(a: int | None, b: int | None) -> int | None:
+            return None if a is None and b is None else (a or 0) + (b or 0)
+
+        return Usage(plus(self.input_tokens, other.input_tokens), plus(self.output_tokens, other.output_tokens),
+                     plus(self.reasoning_tokens, other.reasoning_tokens),
+                     plus(self.cached_input_tokens, other.cached_input_tokens),
+                     plus(self.total_tokens, other.total_tokens), self.estimated or other.estimated)
 
 
 @dataclass(slots=True)

@@ -73,11 +73,12 @@ class UsageAdd:
     messages: int = 1
 
     def params(self) -> dict[str, Any]:
+        """The row's values; a count the provider did not report adds nothing."""
         k, c = self.key, self.counts
         return {"guild_id": k.guild_id, "user_id": k.user_id, "provider": k.provider, "model": k.model,
                 "credential_source": k.credential_source, "day": k.day, "estimated": c.estimated,
-                "input_tokens": c.input_tokens, "output_tokens": c.output_tokens,
-                "reasoning_tokens": c.reasoning_tokens, "cached_input_tokens": c.cached_input_tokens,
+                "input_tokens": c.input_tokens or 0, "output_tokens": c.output_tokens or 0,
+                "reasoning_tokens": c.reasoning_tokens or 0, "cached_input_tokens": c.cached_input_tokens or 0,
                 "messages": self.messages}
 
 
