@@ -2,7 +2,7 @@
 by the bot (so migrations run inside its event loop)."""
 
 import asyncio
-import os
+import sys
 from logging.config import fileConfig
 
 from alembic import context
@@ -10,13 +10,24 @@ from alembic import context
 from bot.db import models  # noqa: F401 - registers the tables on the metadata
 from bot.db.base import Base
 from bot.db.engine import create_engine
+from bot.settings import SettingsError, load_settings
 
 config = context.config
 target_metadata = Base.metadata
 
 
 def _url() -> str:
-    return os.environ.get("DATABASE_URL") or config.get_main_option("sqlalchemy.url")
+    """The database the bot and `python -m bot.migrate` use (DATABASE_URL from the
+    environment or .env, read by bot/settings.py), so the alembic CLI never migrates
+    another one; `-x url=...` names one explicitly."""
+    given = context.get_x_argument(as_dictionary=True).get("url")
+    if given:
+        return given
+    try:
+        return load_settings().DATABASE_URL
+    except SettingsError as exc:  # one line naming the setting, as the bot says it
+        print(exc, file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def do_run_migrations(connection) -> None:

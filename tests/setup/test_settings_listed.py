@@ -1,0 +1,54 @@
+"""Every setting `bot/settings.py` reads is listed in `.env.example` and in the README's
+settings table, and nothing else is listed: adding a setting means adding it to both."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from bot.settings import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+ENV_EXAMPLE = ROOT / ".env.example"
+COMPOSE_FILE = ROOT / "docker-compose.yml"
+NAME = re.compile(r"^#?\s*([A-Z][A-Z0-9_]+)=", re.M)
+
+
+def settings_read() -> set[str]:
+    return set(Settings.model_fields)
+
+
+def env_example_names() -> set[str]:
+    """`NAME=` lines, set or commented out (a commented line shows the default)."""
+    return set(NAME.findall(ENV_EXAMPLE.read_text()))
+
+
+def readme_table_names() -> set[str]:
+    """The names in the first column of the README's settings table (`| setting | meaning |`)."""
+    lines = (ROOT / "README.md").read_text().splitlines()
+    start = lines.index("| setting | meaning |")
+    names: set[str] = set()
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        names |= set(re.findall(r"`([A-Z][A-Z0-9_]+)`", line.split("|")[1]))
+    return names
+
+
+def test_env_example_lists_every_setting() -> None:
+    missing = settings_read() - env_example_names()
+    assert not missing, f"add these to .env.example: {sorted(missing)}"
+
+
+def test_env_example_lists_nothing_the_bot_or_compose_does_not_read() -> None:
+    """Its first line says every name is read; the POSTGRES_* ones are compose's own."""
+    extra = env_example_names() - settings_read()
+    compose = COMPOSE_FILE.read_text()
+    assert all(name.startswith("POSTGRES_") and f"${{{name}" in compose for name in extra), sorted(extra)
+    assert "bot/settings.py" in ENV_EXAMPLE.read_text().splitlines()[0]
+
+
+def test_the_readme_table_names_every_setting_and_only_those() -> None:
+    table = readme_table_names()
+    assert not settings_read() - table, f"add these to the README's table: {sorted(settings_read() - table)}"
+    assert not table - settings_read(), f"not settings: {sorted(table - settings_read())}"
