@@ -52,3 +52,15 @@ def test_the_readme_table_names_every_setting_and_only_those() -> None:
     table = readme_table_names()
     assert not settings_read() - table, f"add these to the README's table: {sorted(settings_read() - table)}"
     assert not table - settings_read(), f"not settings: {sorted(table - settings_read())}"
+
+
+def test_the_readme_covers_running_it_for_good() -> None:
+    """Backups (the database and the key together), upgrades, key rotation and logs."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Running it for good"):readme.index("## Layout")]
+    for needed in ("**Backups.**", "**Upgrades.**", "**Key rotation.**", "**Logs.**",
+                   "python -m bot.vault rotate", "docker compose up -d --build", "data/encryption.key",
+                   "pg_dump", "Compose 2.24"):
+        assert needed in section, needed
+    backups = section[section.index("**Backups.**"):section.index("**Upgrades.**")]
+    assert "together" in backups and "BOT_ENCRYPTION_KEY" in backups
