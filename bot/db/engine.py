@@ -129,6 +129,8 @@ def _os_reason(exc: OSError) -> str:
         return "connection refused (nothing listens there)"
     if isinstance(exc, TimeoutError):
         return "no answer in time"
+    if isinstance(exc, (FileExistsError, NotADirectoryError)):
+        return "a file stands where a folder is needed"
     return exc.strerror or str(exc) or type(exc).__name__
 
 
