@@ -1,16 +1,39 @@
-"""The answers streaming right now: what `/stop`, a newer question and shutdown act on.
+"""The answers in progress: what `/stop`, a newer question, the per-member cap and
+shutdown act on, and the answers this process showed lately.
 
-Each running answer has its own `Interrupt`; several can run in one channel at once
-(different members, or one member in several threads), so nothing here is keyed by
-channel alone.
+An answer is registered the moment its question is admitted — before it waits for a
+turn, downloads files or opens a thread — and leaves when its last bookkeeping is done,
+so every one of those steps is visible and interruptible. Each running answer has its
+own `Interrupt`; several can run in one channel at once (different members, or one
+member in several threads), so nothing here is keyed by channel alone.
+
+Read your own writes: which messages make an answer is written to the database in a
+batch after the answer ends; until then (and for a while after) this process answers
+that question itself, from the parts on screen while it streams and from the finished
+record after (`holding`).
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from bot.repo.conversation import RecordedAnswer
+from stream.buffer import MessageDelivery
 from stream.interrupt import Interrupt, InterruptReason
+
+MAX_RECENT = 20_000  # finished answers' parts remembered (least recent first out)
+
+
+@dataclass(slots=True)
+class Shown:
+    """The attempt's delivery now on screen (the turn sets it at each attempt)."""
+
+    delivery: MessageDelivery | None = None
+
+    def part_ids(self) -> tuple[int, ...]:
+        return tuple(m.id for m in self.delivery.messages) if self.delivery is not None else ()
 
 
 @dataclass(eq=False)
@@ -22,7 +45,12 @@ class RunningAnswer:
     question_id: int
     guild_id: int | None = None
     interrupt: Interrupt = field(default_factory=Interrupt)
-    queued: bool = False  # still waiting for a turn (`bot.turn_queue`): not streaming yet
+    queued: bool = False  # admitted, not streaming yet (waiting for a turn, or being prepared)
+    shown: Shown = field(default_factory=Shown)
+
+    def record(self) -> RecordedAnswer:
+        """The answer as its record will say: the question and the parts shown now."""
+        return RecordedAnswer(self.question_id, self.channel_id, self.shown.part_ids())
 
 
 class RunningAnswers:
@@ -33,17 +61,37 @@ class RunningAnswers:
         self._idle = asyncio.Event()
         self._idle.set()
         self.closed = False  # shutting down: no new answer starts
+        self._recent: OrderedDict[int, RecordedAnswer] = OrderedDict()  # part id -> finished answer
 
-    def start(self, answer: RunningAnswer) -> RunningAnswer:
+    def start(self, answer: RunningAnswer) -> RunningAnswer | None:
+        """Register `answer`; None once shutdown began (nothing new starts then)."""
+        if self.closed:
+            return None
         self._running.append(answer)
         self._idle.clear()
         return answer
 
     def finish(self, answer: RunningAnswer) -> None:
+        """`answer` is over; its parts are remembered until long after their record is written."""
+        record = answer.record()
+        for part in record.message_ids:
+            self._recent[part] = record
+            self._recent.move_to_end(part)
+        while len(self._recent) > MAX_RECENT:
+            self._recent.popitem(last=False)
         if answer in self._running:
             self._running.remove(answer)
         if not self._running:
             self._idle.set()
+
+    def holding(self, message_id: int) -> RecordedAnswer | None:
+        """The answer `message_id` is a part of, as this process knows it: streaming now
+        (its parts so far) or finished lately; None: ask the database."""
+        for answer in self._running:
+            record = answer.record()
+            if message_id in record.message_ids:
+                return record
+        return self._recent.get(message_id)
 
     async def close(self, grace: float) -> int:
         """Admit nothing more, interrupt every answer (each keeps its text and says the
@@ -66,6 +114,7 @@ class RunningAnswers:
         return mine[-1] if mine else None
 
     def of_member(self, user_id: int) -> list[RunningAnswer]:
+        """The member's answers not interrupted yet, queued or streaming (the per-member cap)."""
         return [a for a in self._running if a.user_id == user_id and not a.interrupt.is_set()]
 
     def fire(self, answers: list[RunningAnswer], reason: InterruptReason) -> int:

@@ -24,6 +24,11 @@ from providers.client_pool import ClientPool
 
 log = logging.getLogger(__name__)
 
+
+def _NO_PREFIX(_bot: commands.Bot, _message: discord.Message) -> list[str]:  # noqa: N802 - a constant-like hook
+    """No message is a prefix command."""
+    return []
+
 # Cogs are loaded by module path; each one registers its own listeners and commands.
 COG_MODULES: tuple[str, ...] = (
     "bot.cogs.keys",
@@ -73,7 +78,8 @@ class LLMBot(commands.AutoShardedBot):
         self.discord_budget = budget_from_settings(settings)
         kwargs.setdefault("http_trace", discord_http_trace(self.discord_budget))
         super().__init__(
-            command_prefix=commands.when_mentioned,
+            command_prefix=_NO_PREFIX,
+            help_command=None,  # no prefix commands: a mention is a question or nothing
             intents=intents,
             allowed_mentions=discord.AllowedMentions.none(),
             **shard_kwargs,
@@ -96,6 +102,11 @@ class LLMBot(commands.AutoShardedBot):
         # /metrics and /healthz on METRICS_PORT, served on this bot's loop from setup_hook on.
         self.observability: Observability | None = (
             Observability(self, settings.METRICS_PORT) if settings.METRICS_PORT else None)
+
+    async def on_message(self, message: discord.Message, /) -> None:
+        """No prefix commands: discord.py's default would run one for every mention (its
+        built-in help answered even where the bot must stay silent). Questions are the
+        chat cog's listener; slash commands arrive as interactions."""
 
     async def setup_hook(self) -> None:
         if self.observability is not None:  # first: /healthz says 503 while migrations run

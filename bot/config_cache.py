@@ -26,10 +26,11 @@ import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from sqlalchemy import event, select
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import OperationalError, SQLAlchemyError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Session
 
@@ -84,12 +85,6 @@ async def load_server(session: AsyncSession, settings: Settings, guild_id: int |
                         conversation.history_messages if conversation else DEFAULT_HISTORY_MESSAGES,
                         bool(conversation and conversation.threads_enabled),
                         tuple(await server_key_rows(session, guild_id)))
-
-
-def cache_of(sessions: Any) -> ConfigCache | None:
-    """The cache whose session factory `sessions` is (None for a plain factory)."""
-    info = getattr(sessions, "kw", {}).get("info") or {}
-    return info.get(CACHE_INFO)
 
 
 class StampedSession(Session):
@@ -276,3 +271,48 @@ class ConfigCache:
             self._poller.cancel()
             await asyncio.gather(self._poller, return_exceptions=True)
             self._poller = None
+
+
+# How one question's configuration read went: "ok"; "none" (the bot has no database: the
+# operator's environment default serves); "busy" or "down" (the database did not answer).
+ReadState = Literal["ok", "none", "busy", "down"]
+
+
+def is_busy(cause: BaseException) -> bool:
+    """A pool timeout, or SQLite's "database is locked": the database is there, only busy."""
+    if isinstance(cause, PoolTimeout):
+        return True
+    return isinstance(cause, OperationalError) and "locked" in str(cause.orig).lower()
+
+
+@dataclass(frozen=True)
+class ConfigSnapshot:
+    """Everything one question reads of the configuration, read once when it arrives.
+
+    `server` is the server's (or, in a DM, the bot-wide) configuration and `personal` the
+    asker's own; when the database did not answer (`state` busy or down) `server` is the
+    copy this process kept, if any, so the server's access rules may still be known."""
+
+    state: ReadState
+    server: ServerConfig | None = None
+    personal: PersonalEntry = NO_PERSONAL
+
+    @property
+    def readable(self) -> bool:
+        return self.state in ("ok", "none")
+
+
+async def read_config(cache: ConfigCache | None, guild_id: int | None, user_id: int) -> ConfigSnapshot:
+    """The one configuration read of a question, with its one failure policy: a database
+    that does not answer is logged and counted here and reported in `state`, never raised."""
+    if cache is None:
+        return ConfigSnapshot("none")
+    server: ServerConfig | None = None
+    try:
+        server = await cache.server(guild_id)
+        personal = await cache.personal(user_id, guild_id)
+    except (SQLAlchemyError, OSError) as exc:
+        database_error("turn")
+        log.error("the database cannot be read (%s): the question's configuration is unknown", type(exc).__name__)
+        return ConfigSnapshot("busy" if is_busy(exc) else "down", server)
+    return ConfigSnapshot("ok", server, personal)

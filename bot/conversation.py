@@ -3,7 +3,8 @@ and the request built from a question and the conversation before it.
 
 `build_request` is the one place a question becomes a `ChatRequest`: the conversation
 before it (`bot.history`: the reply chain with whole split answers, or a DM's recent
-messages), the question itself, and the operator's output-token cap.
+messages), the question itself, the persona, the server's generation settings and the
+operator's output-token cap.
 """
 
 from __future__ import annotations
@@ -13,13 +14,13 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.attachments import question_message
-from bot.history import History, conversation_history, speaker, strip_bot_mention
-from bot.persona import system_prompt
-from bot.usage.params import with_server_params
+from bot.history import History, speaker, strip_bot_mention
+from bot.persona import persona_channel_id, system_prompt
+from bot.usage.params import apply_params
 from providers import ChatRequest
 
 if TYPE_CHECKING:
-    from bot.app import LLMBot
+    from bot.question.context import Question
 
 ANSWERED_TYPES = (discord.MessageType.default, discord.MessageType.reply)
 __all__ = ["ANSWERED_TYPES", "addresses_bot", "build_request", "strip_bot_mention"]
@@ -37,15 +38,16 @@ def addresses_bot(message: discord.Message, bot_user: discord.abc.User) -> bool:
     return isinstance(resolved, discord.Message) and resolved.author.id == bot_user.id
 
 
-async def build_request(bot: LLMBot, message: discord.Message, prompt: str,
-                        history: History | None = None) -> ChatRequest:
-    """The request for `message` (whose text without the mention is `prompt`); `history`
-    when the caller gathered it already (`bot.history`: it also says what was left out)."""
-    bot_id = bot.user.id if bot.user is not None else 0
-    if history is None:
-        history = await conversation_history(bot, message)
-    question = await question_message(message, history.sources, prompt, bot_id)  # with its files
-    question.name = speaker(message)  # who asks, in a server
-    request = ChatRequest(messages=[*history.messages, question], system=await system_prompt(bot, message),
-                          max_output_tokens=bot.settings.MAX_OUTPUT_TOKENS)
-    return await with_server_params(bot.sessions, message.guild.id if message.guild else None, request)
+async def build_request(question: Question, history: History, max_output_tokens: int,
+                        bot_name: str) -> ChatRequest:
+    """The request for `question`: the conversation before it (`history`, which also says
+    what was left out), the question with its files, the persona as the system prompt and
+    the server's generation settings, all from the question's one configuration read."""
+    message = question.message
+    turn = await question_message(message, history.sources, question.prompt, question.bot_id)  # with its files
+    turn.name = speaker(message)  # who asks, in a server
+    server = question.config.server
+    persona = server.persona(persona_channel_id(message.channel)) if server is not None and message.guild else None
+    request = ChatRequest(messages=[*history.messages, turn], system=system_prompt(message, persona, bot_name),
+                          max_output_tokens=max_output_tokens)
+    return apply_params(request, server.params) if server is not None and message.guild else request

@@ -1,9 +1,10 @@
 """The conversation a question continues, as model turns: what the model is shown before it.
 
 - A reply continues its reply chain. A reply to any message of the bot's split answer
-  continues the whole answer: its parts are recorded in the database
-  (`bot.repo.conversation`), so the answer is rebuilt from all its parts' current
-  contents as one assistant turn and followed back through the question it answered.
+  continues the whole answer: its parts are known to this process while it streams and
+  lately after (`bot.answers`) and recorded in the database (`bot.repo.conversation`),
+  so the answer is rebuilt from all its parts' current contents as one assistant turn
+  and followed back through the question it answered.
 - A DM without a reply continues the recent DM messages (the last half hour).
 - In a thread the bot opened (`bot.threads`), the thread is the conversation: its
   messages from the question it was opened on.
@@ -22,24 +23,16 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
 
 import discord
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.bookkeeping import AnswerWrite
-from bot.repo.conversation import (
-    DEFAULT_HISTORY_MESSAGES,
-    MAX_HISTORY_MESSAGES,
-    RecordedAnswer,
-    answer_of,
-)
+from bot.answers import RunningAnswers
+from bot.repo.conversation import MAX_HISTORY_MESSAGES, RecordedAnswer, answer_of
 from providers import Message
 from providers.i18n import t
-from stream.orchestrator import StreamResult
-from stream.sink import MessageSink, SentMessage, SinkError
-
-if TYPE_CHECKING:
-    from bot.app import LLMBot
+from stream.buffer import STREAMING_INDICATOR
+from stream.sink import MessageSink, SinkError
 
 log = logging.getLogger(__name__)
 
@@ -102,35 +95,35 @@ async def fetch(channel: discord.abc.Messageable, message_id: int) -> discord.Me
         return None
 
 
-async def recorded_answer(bot: LLMBot, message_id: int) -> RecordedAnswer | None:
-    """The recorded answer holding `message_id`; None without a database or when it fails."""
-    if bot.sessions is None:
-        return None
-    try:
-        async with bot.sessions() as session:
-            return await answer_of(session, message_id)
-    except Exception:  # noqa: BLE001 - history is best effort: the question still gets answered
-        log.exception("reading the recorded answer of message %s failed", message_id)
-        return None
+@dataclass(frozen=True)
+class Recall:
+    """Where a walk finds the whole answer a message is part of: this process first (an
+    answer streaming or just finished, whose record may not be written yet), then the
+    database (`sessions`; None without one)."""
 
+    answers: RunningAnswers | None = None
+    sessions: async_sessionmaker[AsyncSession] | None = None
 
-async def history_depth(bot: LLMBot, guild_id: int | None) -> int:
-    if bot.sessions is None:
-        return DEFAULT_HISTORY_MESSAGES
-    try:
-        return (await bot.config.server(guild_id)).history_messages  # cached (`bot.config_cache`)
-    except Exception:  # noqa: BLE001 - the default bound serves when the database does not
-        log.exception("reading the history depth of guild %s failed", guild_id)
-        return DEFAULT_HISTORY_MESSAGES
+    async def answer_holding(self, message_id: int) -> RecordedAnswer | None:
+        known = self.answers.holding(message_id) if self.answers is not None else None
+        if known is not None or self.sessions is None:
+            return known
+        try:
+            async with self.sessions() as session:
+                return await answer_of(session, message_id)
+        except Exception:  # noqa: BLE001 - history is best effort: the question still gets answered
+            log.exception("reading the recorded answer of message %s failed", message_id)
+            return None
 
 
 async def whole_answer(part: discord.Message, answer: RecordedAnswer) -> str:
-    """Every part's current text, in order (a deleted part is left out)."""
+    """Every part's current text, in order (a deleted part is left out; a part still
+    streaming without its "writing" mark)."""
     texts = []
     for message_id in answer.message_ids:
         message = part if message_id == part.id else await fetch(part.channel, message_id)
         if message is not None and message.content:
-            texts.append(message.content)
+            texts.append(message.content.removesuffix(STREAMING_INDICATOR))
     return "\n".join(texts)
 
 
@@ -138,7 +131,7 @@ async def whole_answer(part: discord.Message, answer: RecordedAnswer) -> str:
 class _Walk:
     """One reply-chain walk: turns newest first, then only counting past the bound."""
 
-    bot: LLMBot
+    recall: Recall
     bot_id: int
     limit: int
     turns: list[Message] = field(default_factory=list)
@@ -153,7 +146,7 @@ class _Walk:
         if message.author.id != self.bot_id:
             turn = None if counting else user_turn(message, self.bot_id)
             return self._took(turn, message, await referenced(message))
-        answer = await recorded_answer(self.bot, message.id)
+        answer = await self.recall.answer_holding(message.id)
         if answer is None:  # an answer from before parts were recorded, or a notice
             turn = None if counting else Message("assistant", message.content)
             return self._took(turn, message, await referenced(message))
@@ -172,10 +165,9 @@ class _Walk:
         return previous if previous is not None and previous.id not in self.seen else None
 
 
-async def reply_history(bot: LLMBot, message: discord.Message, limit: int) -> History:
+async def reply_history(message: discord.Message, bot_id: int, limit: int, recall: Recall) -> History:
     """The reply chain before `message`, at most `limit` messages (a whole answer is one)."""
-    bot_id = bot.user.id if bot.user is not None else 0
-    walk = _Walk(bot, bot_id, limit)
+    walk = _Walk(recall, bot_id, limit)
     current = await referenced(message)
     steps = 0
     while current is not None and steps < limit + MAX_HISTORY_MESSAGES:
@@ -249,9 +241,8 @@ async def _recent(channel: discord.abc.Messageable, before: discord.Message,
     return list(reversed(recent)), read >= DM_FETCH
 
 
-async def dm_history(bot: LLMBot, message: discord.Message, limit: int) -> History:
+async def dm_history(message: discord.Message, bot_id: int, limit: int) -> History:
     """The DM messages of the last half hour before `message`, at most `limit` turns."""
-    bot_id = bot.user.id if bot.user is not None else 0
     recent, more = await _recent(message.channel, message, message.created_at - DM_WINDOW)
     return _bounded(_grouped(recent, bot_id, named=False), limit, more)
 
@@ -264,10 +255,9 @@ async def thread_starter(thread: discord.Thread) -> discord.Message | None:
     return await fetch(parent, thread.id)
 
 
-async def thread_history(bot: LLMBot, message: discord.Message, limit: int) -> History:
+async def thread_history(message: discord.Message, bot_id: int, limit: int) -> History:
     """A bot thread's messages before `message`, from the question it was opened on, at
     most `limit` turns (a split answer is one); members are named as in a reply chain."""
-    bot_id = bot.user.id if bot.user is not None else 0
     recent, more = await _recent(message.channel, message, None)
     if not more and isinstance(message.channel, discord.Thread):
         starter = await thread_starter(message.channel)
@@ -275,24 +265,14 @@ async def thread_history(bot: LLMBot, message: discord.Message, limit: int) -> H
     return _bounded(_grouped(recent, bot_id, named=True), limit, more)
 
 
-async def conversation_history(bot: LLMBot, message: discord.Message) -> History:
-    """What `message` continues: in a thread the bot opened, the thread; in a DM without a
-    reply, the recent DM; otherwise its reply chain."""
-    limit = await history_depth(bot, message.guild.id if message.guild is not None else None)
-    if in_bot_thread(message.channel, bot.user.id if bot.user is not None else 0):
-        return await thread_history(bot, message, limit)
+async def conversation_history(message: discord.Message, bot_id: int, limit: int, recall: Recall) -> History:
+    """What `message` continues, at most `limit` earlier messages: in a thread the bot
+    opened, the thread; in a DM without a reply, the recent DM; otherwise its reply chain."""
+    if in_bot_thread(message.channel, bot_id):
+        return await thread_history(message, bot_id, limit)
     if message.guild is None and message.reference is None:
-        return await dm_history(bot, message, limit)
-    return await reply_history(bot, message, limit)
-
-
-def remember_answer(bot: LLMBot, question: discord.Message, messages: Sequence[SentMessage]) -> None:
-    """Record the messages of the answer to `question`, so a reply to any of them continues
-    it: written with the next batch of bookkeeping (`bot.writes`), off the answer's path."""
-    if bot.sessions is None or not messages:
-        return
-    answer = RecordedAnswer(question.id, question.channel.id, tuple(m.id for m in messages))
-    bot.writes.put(AnswerWrite(answer))
+        return await dm_history(message, bot_id, limit)
+    return await reply_history(message, bot_id, limit, recall)
 
 
 def left_out_note(history: History, locale: str | None) -> str | None:
@@ -303,13 +283,10 @@ def left_out_note(history: History, locale: str | None) -> str | None:
     return NOTICE_PREFIX + t("chat.history_cut", locale, count=count)
 
 
-async def after_answer(bot: LLMBot, question: discord.Message, history: History, sink: MessageSink,
-                       result: StreamResult | None, locale: str | None) -> None:
-    """Once the answer is shown: record its messages, then say what the history left out
-    (a notice under the answer, so "typing…" and the first words are not delayed)."""
-    messages = result.messages if result is not None else []
-    remember_answer(bot, question, messages)
+async def say_left_out(history: History, sink: MessageSink, shown: bool, locale: str | None) -> None:
+    """Once the answer is shown, the small line saying what the history left out (a notice
+    under the answer, so "typing…" and the first words are not delayed)."""
     note = left_out_note(history, locale)
-    if note is not None and messages:
+    if note is not None and shown:
         with contextlib.suppress(SinkError):
             await sink.send(note, reply=False)

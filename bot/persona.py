@@ -13,13 +13,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING
 
 import discord
-from sqlalchemy.exc import SQLAlchemyError
-
-if TYPE_CHECKING:
-    from bot.app import LLMBot
 
 log = logging.getLogger(__name__)
 
@@ -64,22 +59,13 @@ def persona_channel_id(channel: object) -> int:
     return getattr(channel, "id", 0)
 
 
-def facts_of(bot: LLMBot, message: discord.Message) -> PromptFacts:
-    me = bot.user
-    bot_name = me.display_name if me is not None else "the bot"
+def facts_of(message: discord.Message, bot_name: str) -> PromptFacts:
     channel = message.channel
     channel_name = getattr(channel, "name", None) or "direct message"
     server = message.guild.name if message.guild is not None else None
     return PromptFacts(bot_name, server, channel_name, message.author.display_name, datetime.now(UTC))
 
 
-async def system_prompt(bot: LLMBot, message: discord.Message) -> str:
-    """The system prompt for answering `message` (one short read of the persona)."""
-    persona = None
-    if message.guild is not None and bot.sessions is not None:
-        try:
-            server = await bot.config.server(message.guild.id)  # cached (`bot.config_cache`)
-            persona = server.persona(persona_channel_id(message.channel))
-        except (SQLAlchemyError, OSError) as exc:  # the turn tells the member the database is down
-            log.debug("persona of server %s unreadable (%s)", message.guild.id, type(exc).__name__)
-    return system_prompt_for(persona, facts_of(bot, message))
+def system_prompt(message: discord.Message, persona: str | None, bot_name: str) -> str:
+    """The system prompt for answering `message` under the server's `persona` (None: the default)."""
+    return system_prompt_for(persona, facts_of(message, bot_name))

@@ -16,9 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import discord
-from sqlalchemy.exc import SQLAlchemyError
 
-from bot.config_cache import ConfigCache
+from bot.config_cache import ConfigSnapshot
 from bot.discord_sink import DiscordMessageSink
 from providers.i18n import t
 from providers.types import ThoughtLogEntry
@@ -43,16 +42,12 @@ class Reasoning:
     cut: bool = False
 
 
-async def configured_channel_id(config: ConfigCache, guild_id: int | None) -> int | None:
-    """The thought-log channel the server stored (None outside a guild, when unset, or when
-    the configuration cannot be read: the answer is on screen already, its reasoning is extra)."""
-    if guild_id is None:
-        return None
-    try:
-        stored = (await config.server(guild_id)).facts.stored  # cached (`bot.config_cache`)
-    except (SQLAlchemyError, OSError) as exc:
-        log.warning("thought-log channel of server %s unreadable (%s)", guild_id, type(exc).__name__)
-        return None
+def configured_channel_id(config: ConfigSnapshot) -> int | None:
+    """The thought-log channel the server stored, from the question's configuration read
+    (None in a DM, when unset, or when it could not be read: the answer is on screen
+    already, its reasoning is extra)."""
+    server = config.server
+    stored = server.facts.stored if server is not None and server.facts.guild_id is not None else None
     return stored.thought_log_channel_id if stored is not None else None
 
 

@@ -4,9 +4,11 @@ When a server turns threads on, a mention in a text channel opens a public threa
 question, named from its first words, and the answer streams there. Inside a thread the
 bot opened, every member message continues the conversation without a mention (the
 thread's recent messages are the history: `bot.history.thread_history`). Threads the bot
-did not open work as channels do. Where the bot may not open a thread (no Create Public
-Threads permission, or Discord refuses), it answers in the channel as before and says so
-in the log once per channel: a missing permission never silences the bot.
+did not open work as channels do. A thread is opened only for an asker who could open
+one there themselves (Create Public Threads), so the bot never opens public threads on
+behalf of members the server keeps from doing so. Where the bot may not open a thread
+(no Create Public Threads permission, or Discord refuses), it answers in the channel as
+before and says so in the log once per channel: a missing permission never silences the bot.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from bot.history import in_bot_thread
 from providers.i18n import t
 
 if TYPE_CHECKING:
-    from bot.app import LLMBot
+    from bot.question.context import Question
 
 log = logging.getLogger(__name__)
 
@@ -69,40 +71,43 @@ def thread_name(prompt: str, message: discord.Message, locale: str | None) -> st
     return name if len(name) <= THREAD_NAME_LIMIT else name[:THREAD_NAME_LIMIT - 1].rstrip() + "…"
 
 
-async def threads_on(bot: LLMBot, guild_id: int | None) -> bool:
-    """The server's switch; off in DMs, without a database, or when it cannot be read."""
-    if guild_id is None or bot.sessions is None:
-        return False
-    try:
-        return (await bot.config.server(guild_id)).threads_enabled  # cached (`bot.config_cache`)
-    except Exception:  # noqa: BLE001 - the channel answer still works when the database does not
-        log.exception("reading the thread switch of guild %s failed", guild_id)
-        return False
+def threads_on(question: Question) -> bool:
+    """The server's switch, from the question's configuration; off in DMs, without a
+    database, or when it could not be read."""
+    server = question.config.server
+    return question.where.guild_id is not None and server is not None and server.threads_enabled
 
 
-async def continues_bot_thread(bot: LLMBot, message: discord.Message) -> bool:
-    """A member's message in a thread the bot opened, while the server has threads on."""
-    user = bot.user
-    if user is None or message.author.bot or message.type not in ANSWERED_TYPES or message.guild is None:
-        return False
-    return in_bot_thread(message.channel, user.id) and await threads_on(bot, message.guild.id)
+def in_thread_of_bot(message: discord.Message, bot_id: int) -> bool:
+    """A member's message in a thread the bot opened: it may continue that thread's
+    conversation without a mention (when the server still has threads on)."""
+    return (not message.author.bot and message.type in ANSWERED_TYPES and message.guild is not None
+            and in_bot_thread(message.channel, bot_id))
+
+
+def _may_open_threads(message: discord.Message) -> bool:
+    """The asker holds Create Public Threads in the channel (a member, not a webhook)."""
+    channel, author = message.channel, message.author
+    return (isinstance(author, discord.Member) and isinstance(channel, discord.TextChannel)
+            and channel.permissions_for(author).create_public_threads)
 
 
 class ThreadOpener:
     """Decides where an answer streams; remembers the channels it already logged a refusal for."""
 
-    def __init__(self, bot: LLMBot) -> None:
-        self.bot = bot
+    def __init__(self) -> None:
         self._logged: set[int] = set()
 
-    async def place(self, message: discord.Message, prompt: str, locale: str | None) -> AnswerPlace:
-        """A new thread on the question when the server wants one, else the question's channel."""
+    async def place(self, question: Question) -> AnswerPlace:
+        """A new thread on the question when the server wants one and the asker may open
+        public threads there, else the question's channel."""
+        message = question.message
         here = AnswerPlace(message.channel, message.channel.id, message)
-        if not isinstance(message.channel, discord.TextChannel) or message.guild is None:
+        if not isinstance(message.channel, discord.TextChannel) or not threads_on(question):
             return here  # DMs and threads answer where they are
-        if not await threads_on(self.bot, message.guild.id):
-            return here
-        thread = await self._open(message, thread_name(prompt, message, locale))
+        if not _may_open_threads(message):
+            return here  # the asker could not open this thread themselves
+        thread = await self._open(message, thread_name(question.prompt, message, question.locale))
         return AnswerPlace(thread, thread.id, None) if thread is not None else here
 
     async def _open(self, message: discord.Message, name: str) -> discord.Thread | None:

@@ -19,20 +19,10 @@ import contextlib
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-import discord
 
 from bot.answers import RunningAnswer
-from bot.discord_sink import DiscordMessageSink
-from bot.error_embed import locale_for_message
 from bot.metrics import ANSWERS_QUEUED
-from providers.i18n import t
 from stream.interrupt import Interrupt
-from stream.sink import SinkError
-
-if TYPE_CHECKING:
-    from bot.app import LLMBot
 
 
 @dataclass(eq=False)
@@ -130,32 +120,14 @@ class TurnQueue:
         self.running -= 1
 
 
-async def answer_in_turn(bot: LLMBot, message: discord.Message,
-                         answer: Callable[[discord.Message], Awaitable[object]]) -> None:
-    """`answer(message)` once a turn is free. While it waits the member sees "typing…"
-    once (one request; the answer's own sink shows it again when the turn runs), and the
-    wait is a running answer, so `/stop`, the member's follow-up and shutdown reach it;
-    at shutdown the member is told the bot is restarting."""
-    guild_id = message.guild.id if message.guild is not None else None
-    waiting = bot.answers.start(RunningAnswer(message.channel.id, message.author.id, message.id, guild_id,
-                                              queued=True))
-
-    async def typing_once() -> None:
-        await message.channel.typing()  # awaited, discord.py sends one typing request
-
-    member_here = (message.channel.id, message.author.id)  # a follow-up takes this turn's place
-    try:
-        async with bot.turns.turn(waiting.interrupt, typing_once, member_here) as admitted:
-            bot.answers.finish(waiting)
-            if admitted and not bot.answers.closed:
-                await answer(message)
-            elif waiting.interrupt.reason == "shutdown" or bot.answers.closed:
-                await _say(message, "chat.bot_restarting")
-    finally:
-        bot.answers.finish(waiting)
-
-
-async def _say(message: discord.Message, key: str) -> None:
-    with contextlib.suppress(SinkError):
-        await DiscordMessageSink(message.channel, reply_to=message).send(t(key, locale_for_message(message)),
-                                                                         reply=True)
+async def answer_in_turn(turns: TurnQueue, running: RunningAnswer, on_wait: Callable[[], Awaitable[None]],
+                         answer: Callable[[], Awaitable[object]]) -> bool:
+    """`answer()` once a turn is free; False when `running` was interrupted while it
+    waited (`/stop`, the member's follow-up, shutdown: the caller says what fits). While
+    it waits the member sees `on_wait` ("typing…", once); a follow-up by the same member
+    in the same channel takes this question's place in the line."""
+    member_here = (running.channel_id, running.user_id)
+    async with turns.turn(running.interrupt, on_wait, member_here) as admitted:
+        if admitted:
+            await answer()
+        return admitted

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import Any
 
-from sqlalchemy import Integer, and_, cast, func, select, text
+from sqlalchemy import Integer, and_, cast, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import MessageHour, ModelPrice, UsageDay, UsageLimits
@@ -23,6 +23,9 @@ from bot.usage.tokens import TokenCounts
 
 # Who pays: the member's own key, the server's keys, or the operator's environment default.
 LIMITED_SOURCES = ("server", "environment")
+# The message-hour bucket of the operator's default limits (no server has id 0): one per
+# member across every DM and unconfigured server.
+OPERATOR_BUCKET = 0
 MAX_LIMIT = 10**12
 MAX_PRICE = 1_000_000.0
 COUNTERS = ("input_tokens", "output_tokens", "reasoning_tokens", "cached_input_tokens", "messages")
@@ -167,6 +170,21 @@ async def take_message(session: AsyncSession, guild_id: int, user_id: int, hour:
         where=MessageHour.messages < limit,
     ).returning(MessageHour.messages)
     return (await session.execute(stmt)).first() is not None
+
+
+async def give_back_message(session: AsyncSession, guild_id: int, user_id: int, hour: datetime) -> None:
+    """Take one counted message out of the member's hour again (never below zero)."""
+    await session.execute(update(MessageHour).where(
+        MessageHour.guild_id == guild_id, MessageHour.user_id == user_id, MessageHour.hour == hour,
+        MessageHour.messages > 0).values(messages=MessageHour.messages - 1))
+
+
+async def operator_tokens(session: AsyncSession, day: date, user_id: int) -> int:
+    """Tokens the operator's environment default paid for one member on `day`, wherever
+    it answered them (DMs and unconfigured servers): what DEFAULT_TOKENS_PER_DAY counts."""
+    total = await session.scalar(select(func.sum(UsageDay.input_tokens + UsageDay.output_tokens)).where(
+        UsageDay.user_id == user_id, UsageDay.day == day, UsageDay.credential_source == "environment"))
+    return int(total or 0)
 
 
 async def messages_in_hour(session: AsyncSession, guild_id: int, user_id: int, hour: datetime) -> int:

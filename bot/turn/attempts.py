@@ -15,6 +15,7 @@ import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
+from bot.config_cache import ConfigSnapshot
 from bot.repo import KeyLease, ModelTarget
 from bot.turn.credentials import Credentials, Leg, TurnRoute
 from bot.turn.policy import Step, plan_next
@@ -99,12 +100,12 @@ class AttemptRecord:
 class AttemptPlan:
     """Async iterator of attempts; `failed` and `skip_model` steer what comes next."""
 
-    def __init__(self, route: TurnRoute, credentials: Credentials, guild_id: int | None,
+    def __init__(self, route: TurnRoute, credentials: Credentials, config: ConfigSnapshot,
                  max_attempts: int = MAX_ATTEMPTS) -> None:
         self.route = route
         self.records: list[AttemptRecord] = []
         self._credentials = credentials
-        self._guild_id = guild_id
+        self._config = config  # the question's one configuration read: pools come from it
         self._max_attempts = max_attempts
         self._skip_model = False
         self._stopped = False
@@ -117,7 +118,7 @@ class AttemptPlan:
     async def _walk(self) -> AsyncIterator[Attempt]:
         for leg_index, leg in enumerate(self.route.legs):
             for model_index, target in enumerate(leg.chain):
-                pool = await self._credentials.pool(self._guild_id, leg, target)
+                pool = await self._credentials.pool(self._config, leg, target)
                 # A pool without `configured` (a personal key) is one configured key.
                 self.keys_configured |= bool(pool) or getattr(pool, "configured", True)
                 self._skip_model, self._key_scoped_only = False, True

@@ -3,8 +3,13 @@ its answer is shown and how it may be interrupted."""
 
 from __future__ import annotations
 
+import asyncio
+import dataclasses
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from bot.answers import Shown
+from bot.config_cache import ConfigSnapshot
 from providers.client_pool import ClientPool
 from providers.endpoint_check import EndpointPolicy
 from stream.buffer import MAX_MESSAGES
@@ -24,7 +29,12 @@ class TurnContext:
     one answer's time, calls, kept reasoning and Discord messages; `endpoint_policy`
     says which addresses a custom endpoint may reach (checked again at connection time);
     `clients` is the bot's pool of provider HTTP clients every attempt shares (None: each
-    attempt builds and closes its own).
+    attempt builds and closes its own); `config` is the question's one configuration read
+    (key pools come from it); `deadline` is the event-loop time the whole answer ends at,
+    across every attempt and tool round (None: `limits.total_seconds` from each stream's
+    start); `shown` is the delivery on screen now; `server_may_pay` counts the answer in
+    the server's limits when the turn reaches the server's keys behind the member's own
+    (False: a limit refused, the member was told; None: counted at admission already).
     """
 
     user_id: int
@@ -38,3 +48,14 @@ class TurnContext:
     max_messages: int = MAX_MESSAGES
     endpoint_policy: EndpointPolicy = field(default_factory=EndpointPolicy)
     clients: ClientPool | None = None
+    config: ConfigSnapshot = field(default_factory=lambda: ConfigSnapshot("none"))
+    deadline: float | None = None
+    shown: Shown = field(default_factory=Shown)
+    server_may_pay: Callable[[], Awaitable[bool]] | None = None
+
+    def limits_now(self) -> StreamLimits:
+        """The bounds for a stream starting now: what is left of the answer's deadline."""
+        if self.deadline is None:
+            return self.limits
+        left = max(0.0, self.deadline - asyncio.get_running_loop().time())
+        return dataclasses.replace(self.limits, total_seconds=min(self.limits.total_seconds, left))

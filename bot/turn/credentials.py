@@ -16,11 +16,10 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
-from sqlalchemy.exc import TimeoutError as PoolTimeout
+from sqlalchemy.exc import SQLAlchemyError
 
 from bot.bookkeeping import KeyFailure, KeySuccess
-from bot.config_cache import ConfigCache
+from bot.config_cache import ConfigCache, ConfigSnapshot, is_busy
 from bot.repo import ActiveRoute, KeyLease, KeyRef, ModelTarget, PersonalInfo
 from bot.repo.keys import KEYLESS_LEASE, KeyPool, usable_leases
 from bot.repo.personal import personal_lease
@@ -41,7 +40,7 @@ def utc_now() -> datetime:
 
 
 class CredentialsUnavailable(Exception):
-    """The database cannot be read: the turn cannot know the route or the keys.
+    """The database cannot be read in the middle of a turn (a key pool's health).
 
     `busy` when the database is there but did not answer in time (every pooled
     connection taken, or SQLite's write lock held past its busy timeout): the member is
@@ -55,12 +54,6 @@ class CredentialsUnavailable(Exception):
     def notice(self) -> str:
         return "chat.database_busy" if self.busy else "chat.database_down"
 
-
-def is_busy(cause: BaseException) -> bool:
-    """A pool timeout, or SQLite's "database is locked": the database is there, only busy."""
-    if isinstance(cause, PoolTimeout):
-        return True
-    return isinstance(cause, OperationalError) and "locked" in str(cause.orig).lower()
 
 CredentialSource = Literal["personal", "server"]
 
@@ -77,11 +70,13 @@ class Leg:
 @dataclass(frozen=True)
 class TurnRoute:
     """The legs to walk (personal, then the server's when allowed); `blocked` says why
-    no turn can run; `verbatim_tool_calling` is the server's capability switch."""
+    no turn can run; `verbatim_tool_calling` is the server's capability switch;
+    `operator_default`: the server's leg is paid by the operator's default (its own limits)."""
 
     legs: tuple[Leg, ...]
     blocked: str | None = None
     verbatim_tool_calling: bool = False
+    operator_default: bool = False  # the server's leg is the operator's environment default
 
 
 def legs_of(route: ActiveRoute) -> tuple[Leg, ...]:
@@ -95,16 +90,16 @@ def legs_of(route: ActiveRoute) -> tuple[Leg, ...]:
 
 
 class Credentials(Protocol):
-    # What answers when these credentials cannot be read (the operator's choice), if anything.
+    # What answers when the database cannot be read (the operator's choice), if anything.
     fallback: Credentials | None
 
     def now(self) -> datetime:
         """The time that decides which keys rest (injected in tests)."""
 
-    async def route(self, guild_id: int | None, user_id: int) -> TurnRoute:
-        """The legs of this member's turn."""
+    def route(self, config: ConfigSnapshot) -> TurnRoute:
+        """The legs of this member's turn, from the question's configuration (no I/O)."""
 
-    async def pool(self, guild_id: int | None, leg: Leg, target: ModelTarget) -> list[KeyLease]:
+    async def pool(self, config: ConfigSnapshot, leg: Leg, target: ModelTarget) -> list[KeyLease]:
         """Usable (not cooling) keys for one model of a leg, in the order to try them."""
 
     async def succeeded(self, lease: KeyLease) -> None:
@@ -121,7 +116,6 @@ class DatabaseCredentials:
     def __init__(self, config: ConfigCache, vault: Vault, writes: WriteBehind,
                  clock: Callable[[], datetime] = utc_now) -> None:
         self._config = config
-        self.sessions = config.sessions  # where usage limits count (`bot.usage.limits`)
         self._vault = vault
         self._settings = config.settings
         self._writes = writes
@@ -130,32 +124,33 @@ class DatabaseCredentials:
         self.fallback: Credentials | None = (
             EnvironmentCredentials(self._settings, clock) if self._settings.DATABASE_DOWN_USES_DEFAULT else None)
 
-    async def route(self, guild_id: int | None, user_id: int) -> TurnRoute:
-        try:
-            server = await self._config.server(guild_id)
-            personal = await self._config.personal(user_id, guild_id)
-        except (SQLAlchemyError, OSError) as exc:
-            raise CredentialsUnavailable(exc) from exc
-        active = active_route_of(server.facts, personal.info)
-        stored = server.facts.stored
-        return TurnRoute(legs_of(active), active.blocked, bool(stored and stored.verbatim_tool_calling_enabled))
+    def route(self, config: ConfigSnapshot) -> TurnRoute:
+        if config.server is None:  # read_config failed: the question flow decided already
+            return TurnRoute((), "no_route")
+        facts = config.server.facts
+        active = active_route_of(facts, config.personal.info)
+        stored = facts.stored
+        return TurnRoute(legs_of(active), active.blocked, bool(stored and stored.verbatim_tool_calling_enabled),
+                         facts.route.origin == "environment")
 
-    async def pool(self, guild_id: int | None, leg: Leg, target: ModelTarget) -> list[KeyLease]:
+    async def pool(self, config: ConfigSnapshot, leg: Leg, target: ModelTarget) -> list[KeyLease]:
         try:
-            return self._use.usable(await self._pool(guild_id, leg, target, self.now()), self.now())
+            return self._use.usable(await self._pool(config, leg, target, self.now()), self.now())
         except VaultError as exc:  # the operator dropped the encryption key these were stored under
             log.error("keys for %s/%s cannot be used: %s", target.provider, target.model, exc)
             return []
         except (SQLAlchemyError, OSError) as exc:
             raise CredentialsUnavailable(exc) from exc
 
-    async def _pool(self, guild_id: int | None, leg: Leg, target: ModelTarget, now: datetime) -> list[KeyLease]:
+    async def _pool(self, config: ConfigSnapshot, leg: Leg, target: ModelTarget, now: datetime) -> list[KeyLease]:
         if leg.credential_source == "personal":
             if leg.personal is None:
                 return []
-            lease = personal_lease(self._vault, await self._config.personal(leg.personal.user_id, guild_id), now)
+            lease = personal_lease(self._vault, config.personal, now)
             return [lease] if lease is not None else []
-        server = await self._config.server(guild_id)
+        server = config.server
+        if server is None:
+            return []
         source = pool_source(server.facts, self._settings, target)
         if source.kind == "server":
             return usable_leases(self._vault, list(server.keys), target.provider, now)
@@ -188,14 +183,14 @@ class EnvironmentCredentials:
         self.now = clock
         self.fallback: Credentials | None = None
 
-    async def route(self, guild_id: int | None, user_id: int) -> TurnRoute:
+    def route(self, config: ConfigSnapshot) -> TurnRoute:
         s = self._settings
         if not (s.DEFAULT_TEXT_PROVIDER and s.DEFAULT_TEXT_MODEL):
             return TurnRoute((), "no_route")
         target = ModelTarget(s.DEFAULT_TEXT_PROVIDER, s.DEFAULT_TEXT_MODEL, s.DEFAULT_TEXT_BASE_URL)
-        return TurnRoute((Leg("server", (target,)),))
+        return TurnRoute((Leg("server", (target,)),), operator_default=True)
 
-    async def pool(self, guild_id: int | None, leg: Leg, target: ModelTarget) -> list[KeyLease]:
+    async def pool(self, config: ConfigSnapshot, leg: Leg, target: ModelTarget) -> list[KeyLease]:
         return [KeyLease(KeyRef("environment", fingerprint(s)), mask(s), s)
                 for s in self._settings.default_text_api_keys()]
 

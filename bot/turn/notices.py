@@ -10,11 +10,14 @@ import logging
 from collections.abc import Coroutine, Sequence
 from typing import Any
 
+from babel import Locale, UnknownLocaleError
+from babel.units import format_unit
+
 from bot.errors import ErrorScene, error_embed
 from bot.metrics import DELIVERY_FAILURE_KINDS, DELIVERY_FAILURES, closed_label
 from bot.turn.attempts import target_label
 from bot.turn.context import TurnContext
-from providers.i18n import t
+from providers.i18n import normalize_locale, t
 from providers.types import ProviderError
 from stream.buffer import MessageDelivery
 from stream.orchestrator import StreamResult
@@ -39,8 +42,14 @@ async def say(ctx: TurnContext, key: str, *, reply: bool = True, **params: Any) 
         await ctx.sink.send(t(key, ctx.locale, **params), reply=reply)
 
 
+def blocked_key(reason: str, in_dm: bool) -> str:
+    """The line for why nothing ran; a DM without any route has its own (no server to set up)."""
+    key = BLOCKED_KEYS.get(reason, "chat.not_configured")
+    return "chat.not_configured_dm" if in_dm and key == "chat.not_configured" else key
+
+
 async def say_blocked(ctx: TurnContext, reason: str) -> None:
-    await say(ctx, BLOCKED_KEYS.get(reason, "chat.not_configured"))
+    await say(ctx, blocked_key(reason, ctx.guild_id is None))
 
 
 async def fallback_notice(ctx: TurnContext, server_route: bool, model: str) -> None:
@@ -70,14 +79,27 @@ async def end_notes(ctx: TurnContext, delivery: MessageDelivery, result: StreamR
     reason = result.cut_at or result.interrupted
     key = END_NOTES.get(reason or "")
     if key is not None and delivery.messages:
-        minutes = max(1, round(ctx.limits.total_seconds / 60))
-        await delivery.add_note(f"*{t(key, ctx.locale, minutes=minutes, count=ctx.max_messages)}*")
+        duration = time_limit(ctx.limits.total_seconds, ctx.locale)
+        await delivery.add_note(f"*{t(key, ctx.locale, duration=duration, count=ctx.max_messages)}*")
     if result.delivery_failure is not None:
         DELIVERY_FAILURES.labels(closed_label(result.delivery_failure, DELIVERY_FAILURE_KINDS)).inc()
         log.error("the answer could not be delivered in full (%s); %d characters were written",
                   result.delivery_failure, len(result.text))
         if result.delivery_failure == "unavailable":  # Discord itself failed: try again later
             _in_background(delivery.repair())
+
+
+def time_limit(seconds: float, locale: str | None) -> str:
+    """The answer's time limit in the reader's language ("5 seconds", "5 minutes", "5 秒")."""
+    try:
+        language = Locale.parse(normalize_locale(locale) or "en", sep="-")
+    except (ValueError, UnknownLocaleError):
+        language = Locale("en")
+    whole = round(seconds)
+    for size, unit in ((3600, "duration-hour"), (60, "duration-minute")):
+        if whole >= size and whole % size == 0:
+            return format_unit(whole // size, unit, locale=language)
+    return format_unit(whole, "duration-second", locale=language)
 
 
 _BACKGROUND: set[asyncio.Task[Any]] = set()

@@ -26,7 +26,7 @@ from bot.repo import ModelTarget
 from bot.tools.loop import ToolLoop
 from bot.turn.attempts import Attempt, AttemptPlan, AttemptRecord, open_adapter, target_label
 from bot.turn.context import TurnContext
-from bot.turn.credentials import Credentials, CredentialsUnavailable
+from bot.turn.credentials import Credentials, CredentialsUnavailable, TurnRoute
 from bot.turn.notices import (
     end_notes,
     fallback_chain_of,
@@ -36,7 +36,6 @@ from bot.turn.notices import (
     show_failure,
     tool_limit_notice,
 )
-from bot.usage.limits import admit
 from providers import ChatRequest, normalized_stream
 from providers.metrics import FALLBACKS_USED, KEY_ROTATIONS
 from stream.buffer import MessageDelivery
@@ -73,41 +72,36 @@ class _Tried:
 
 
 async def run_generation_turn(ctx: TurnContext, request: ChatRequest, credentials: Credentials,
-                              tools: ToolLoop | None = None) -> TurnOutcome:
-    """Answer `request` through the member's route; see the module docstring.
-
-    When the database cannot be read, the member is told so (never silence), or — when
-    the operator allows it with `fallback` credentials — the environment default answers.
-    """
+                              tools: ToolLoop | None = None, route: TurnRoute | None = None) -> TurnOutcome:
+    """Answer `request` through the member's route (`route`, as the question's admission
+    left it after its limits, else read from the question's configuration); see the
+    module docstring. A database that stops answering mid-turn is said, never silent."""
     try:
-        return await _run_turn(ctx, request, credentials, tools)
+        return await _run_turn(ctx, request, credentials, tools, route or credentials.route(ctx.config))
     except CredentialsUnavailable as exc:
         DATABASE_ERRORS.labels("turn").inc()
-        log.error("the database cannot be read (%s): the turn cannot read its route", exc)
-        if credentials.fallback is None:
-            await say(ctx, exc.notice)  # busy: try again in a moment; down: cannot reach it
-            return TurnOutcome(blocked="database_busy" if exc.busy else "database_down")
-        return await _run_turn(ctx, request, credentials.fallback, tools)
+        log.error("the database cannot be read (%s): the turn cannot read its keys", exc)
+        await say(ctx, exc.notice)  # busy: try again in a moment; down: cannot reach it
+        return TurnOutcome(blocked="database_busy" if exc.busy else "database_down")
 
 
 async def _run_turn(ctx: TurnContext, request: ChatRequest, credentials: Credentials,
-                    tools: ToolLoop | None) -> TurnOutcome:
-    route = await credentials.route(ctx.guild_id, ctx.user_id)
+                    tools: ToolLoop | None, route: TurnRoute) -> TurnOutcome:
     if route.blocked is not None or not route.legs:
         await say_blocked(ctx, route.blocked or "no_route")
         return TurnOutcome(blocked=route.blocked or "no_route")
-    admitted = await admit(ctx, route, credentials)  # the server's limits, before any provider request
-    if admitted is None:
-        return TurnOutcome(blocked="limit_reached")
-    route = admitted
     if tools is not None:
         request = tools.with_tools(request)
-    plan = AttemptPlan(route, credentials, ctx.guild_id)
+    plan = AttemptPlan(route, credentials, ctx.config)
     secrets: list[str] = []
     failure: _Tried | None = None
     async for attempt in plan:
         if ctx.interrupt.is_set():
             break
+        if not await _may_pay(ctx, attempt):
+            if failure is None:
+                return TurnOutcome(blocked="limit_reached", attempts=plan.records)
+            break  # the member's own key failed and the server's limits refuse to take over
         adapter = open_adapter(attempt.target, attempt.lease, route.verbatim_tool_calling, ctx.endpoint_policy,
                                ctx.clients)
         if adapter is None:
@@ -117,9 +111,11 @@ async def _run_turn(ctx: TurnContext, request: ChatRequest, credentials: Credent
         if failure is not None:
             await _supersede(failure, attempt)
         delivery = MessageDelivery(ctx.sink, budget=ctx.budget, max_messages=ctx.max_messages)
+        ctx.shown.delivery = delivery  # a reply to a part while it streams sees the whole answer
+        limits = ctx.limits_now()  # what is left of the answer's one deadline
         try:
             result = await run_stream(normalized_stream(adapter, request), delivery, ctx.interrupt,
-                                      keep_open_for_calls=tools is not None, limits=ctx.limits)
+                                      keep_open_for_calls=tools is not None, limits=limits)
             observe_first_content(result.first_content_seconds, attempt.target.provider)
             if result.error is None:
                 result = await _run_tools(tools, adapter, request, _Tried(attempt, delivery, result), ctx)
@@ -134,11 +130,20 @@ async def _run_turn(ctx: TurnContext, request: ChatRequest, credentials: Credent
     return await _give_up(ctx, plan, failure, secrets)
 
 
+async def _may_pay(ctx: TurnContext, attempt: Attempt) -> bool:
+    """The first attempt on the server's keys behind the member's own counts the answer in
+    the server's limits (once: the check is spent when it passes)."""
+    if ctx.server_may_pay is None or attempt.leg.credential_source != "server":
+        return True
+    check, ctx.server_may_pay = ctx.server_may_pay, None
+    return await check()
+
+
 async def _run_tools(tools: ToolLoop | None, adapter: Any, request: ChatRequest, tried: _Tried,
                      ctx: TurnContext) -> StreamResult:
     if tools is None or tried.result.status != "function_call":
         return tried.result
-    return await tools.run(adapter, request, tried.result, tried.delivery, ctx.interrupt, ctx.limits)
+    return await tools.run(adapter, request, tried.result, tried.delivery, ctx.interrupt, ctx.limits_now())
 
 
 async def _answered(ctx: TurnContext, plan: AttemptPlan, tried: _Tried, secrets: list[str]) -> TurnOutcome:

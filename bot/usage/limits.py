@@ -1,33 +1,42 @@
-"""The server's limits, checked before a provider is asked.
+"""The limits of whoever pays, checked when a question is admitted, before anything is
+shown or fetched for it.
 
 Limits protect what the server and the operator pay for: the server's keys and the
 operator's environment default. An answer paid by the member's own key is counted in
-usage but never limited, and only the route knows whose key pays, so the turn calls
-`admit` right after reading the route. When the member's own key comes first and the
-server's keys are only its fallback, a reached limit removes that fallback instead of
-refusing. Counters live in the shared database: every bot process enforces one limit.
-Messages are counted in clock-hour buckets (`bot.db.models.MessageHour`), taken with
-one atomic statement; the token limits count the day's recorded usage (UTC).
+usage but never limited. A question is counted where the server (or the operator)
+starts to pay, in every scope that limits it: at admission when the server's leg comes
+first (so a refused question has no side effect at all), else when the turn reaches the
+server's fallback behind the member's own key (`bot.turn.runner`). No path reaches the
+server's keys uncounted, and a reached limit is told: which limit, when it resets.
+
+Two scopes limit: the server's own (`/limits`, counted per server) and the operator's
+default (DEFAULT_MESSAGES_PER_HOUR / DEFAULT_TOKENS_PER_DAY, per member across every DM
+and unconfigured server, counted in one bucket). Counters live in the shared database:
+every bot process enforces one limit. Messages are counted in clock-hour buckets
+(`bot.db.models.MessageHour`), taken with one atomic statement; the token limits count
+the day's recorded usage (UTC).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
 
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.config_cache import cache_of
-from bot.repo.usage import Limits, get_limits, limited_tokens, messages_in_hour, take_message
-
-if TYPE_CHECKING:  # the turn imports this module: its types only for the checker
-    from bot.turn.context import TurnContext
-    from bot.turn.credentials import TurnRoute
+from bot.repo.usage import (
+    OPERATOR_BUCKET,
+    Limits,
+    get_limits,
+    give_back_message,
+    limited_tokens,
+    messages_in_hour,
+    operator_tokens,
+    take_message,
+)
 
 log = logging.getLogger(__name__)
 
@@ -42,12 +51,6 @@ class LimitReached:
     key: str
     limit: int
     resets: datetime
-
-
-def sessions_of(credentials: Any) -> Callable | None:
-    """The database the turn's credentials read (None for the environment-only credentials,
-    which have no database to count in)."""
-    return getattr(credentials, "sessions", None)
 
 
 def _next_day(now: datetime) -> datetime:
@@ -92,39 +95,82 @@ async def _check(session: AsyncSession, limits: Limits, guild_id: int, user_id: 
         admitted = await messages_in_hour(session, guild_id, user_id, hour) < per_hour
     today = now.date()
     server_cap, member_cap = limits.server_tokens_per_day, limits.tokens_per_day
-    if server_cap and await limited_tokens(session, guild_id, today) >= server_cap:
+    operator = guild_id == OPERATOR_BUCKET
+    if server_cap and not operator and await limited_tokens(session, guild_id, today) >= server_cap:
         raise _Refused(LimitReached("chat.limit_server_tokens", server_cap, _next_day(now)))
-    if member_cap and await limited_tokens(session, guild_id, today, user_id) >= member_cap:
-        raise _Refused(LimitReached("chat.limit_member_tokens", member_cap, _next_day(now)))
+    if member_cap:
+        spent = (await operator_tokens(session, today, user_id) if operator
+                 else await limited_tokens(session, guild_id, today, user_id))
+        if spent >= member_cap:
+            key = "chat.limit_default_tokens" if operator else "chat.limit_member_tokens"
+            raise _Refused(LimitReached(key, member_cap, _next_day(now)))
     if not admitted:
-        return LimitReached("chat.limit_messages", per_hour or 0, hour + timedelta(hours=1))
+        key = "chat.limit_default_messages" if operator else "chat.limit_messages"
+        return LimitReached(key, per_hour or 0, hour + timedelta(hours=1))
     return None
 
 
-async def admit(ctx: TurnContext, route: TurnRoute, credentials: Any,
-                now: datetime | None = None) -> TurnRoute | None:
-    """The route to walk, or None when a limit refused the turn (the member was told
-    which one and when it resets; no provider was asked)."""
-    sessions = sessions_of(credentials)
-    if ctx.guild_id is None or sessions is None or not any(leg.credential_source == LIMITED_LEG
-                                                           for leg in route.legs):
-        return route
-    server_pays = route.legs[0].credential_source == LIMITED_LEG
+@dataclass(frozen=True)
+class Admission:
+    """What the limits say of a question: None when admitted, else the limit reached."""
+
+    hit: LimitReached | None = None
+
+
+@dataclass(frozen=True)
+class LimitFacts:
+    """Who asks where, and the limits that may apply: the server's (from the question's
+    configuration) and the operator's default's (from the settings)."""
+
+    guild_id: int | None
+    user_id: int
+    server: Limits
+    operator: Limits
+
+
+def scopes(facts: LimitFacts, operator_default: bool) -> list[tuple[int, Limits]]:
+    """The (bucket, limits) that count a server-paid answer of this question."""
+    found = []
+    if facts.guild_id is not None and _any(facts.server):
+        found.append((facts.guild_id, facts.server))
+    if operator_default and _any(facts.operator):
+        found.append((OPERATOR_BUCKET, facts.operator))
+    return found
+
+
+def _any(limits: Limits) -> bool:
+    return bool(limits.messages_per_hour or limits.tokens_per_day or limits.server_tokens_per_day)
+
+
+async def admit(sessions: Callable | None, facts: LimitFacts, operator_default: bool,
+                now: datetime | None = None) -> Admission:
+    """Count one server-paid answer in every scope that limits it; on a reached limit
+    give back what this call counted and say which. A database that cannot count is
+    logged and the answer goes on (it matters more than the count)."""
+    found = scopes(facts, operator_default)
+    if sessions is None or not found:
+        return Admission()
     now = now or datetime.now(UTC)
-    config = cache_of(sessions)
+    hour = now.replace(minute=0, second=0, microsecond=0)
+    taken: list[int] = []
     try:
-        limits = (await config.server(ctx.guild_id)).limits if config is not None else None
-        hit = await reached(sessions, ctx.guild_id, ctx.user_id, now, take=server_pays, limits=limits)
+        for bucket, limits in found:
+            hit = await reached(sessions, bucket, facts.user_id, now, take=True, limits=limits)
+            if hit is not None:
+                await _give_back(sessions, facts.user_id, hour, taken)
+                return Admission(hit)
+            if limits.messages_per_hour:
+                taken.append(bucket)
     except (SQLAlchemyError, OSError) as exc:
-        log.error("limits of server %s cannot be read (%s): the turn goes on unlimited", ctx.guild_id, exc)
-        return route
-    if hit is None:
-        return route
-    if not server_pays:  # the member's own key answers; only the server's fallback closes
-        return dataclasses.replace(route, legs=tuple(leg for leg in route.legs
-                                                     if leg.credential_source != LIMITED_LEG))
-    from bot.turn.notices import say  # at call time: bot.turn is loaded by then
+        log.error("limits of server %s cannot be counted (%s): the answer goes on unlimited",
+                  facts.guild_id, type(exc).__name__)
+    return Admission()
 
-    stamp = int(hit.resets.timestamp())
-    await say(ctx, hit.key, limit=f"{hit.limit:,}", resets=f"<t:{stamp}:t> (<t:{stamp}:R>)")
-    return None
+
+async def _give_back(sessions: Callable, user_id: int, hour: datetime, buckets: list[int]) -> None:
+    """Another scope refused: the messages this admission counted leave their hours again."""
+    if not buckets:
+        return
+    async with sessions() as session, session.begin():
+        for bucket in buckets:
+            await give_back_message(session, bucket, user_id, hour)

@@ -11,15 +11,13 @@ from __future__ import annotations
 import dataclasses
 import logging
 from datetime import UTC, datetime
-from typing import Any
-
-from sqlalchemy.exc import SQLAlchemyError
 
 from bot.bookkeeping import UsageWrite
 from bot.repo.routes import ServerRoute
 from bot.repo.usage import UsageAdd, UsageKey
 from bot.turn.context import TurnContext
 from bot.usage.tokens import TokenCounts, counts_for
+from bot.write_behind import WriteBehind
 from providers.types import ChatRequest
 
 log = logging.getLogger(__name__)
@@ -48,23 +46,18 @@ def usage_of(ctx: TurnContext, request: ChatRequest, outcome: object, now: datet
     return key, counts_for(result.usage, request, result.text), source
 
 
-async def record_usage(bot: Any, ctx: TurnContext, request: ChatRequest, outcome: object,
-                       now: datetime | None = None) -> None:
+def record_usage(writes: WriteBehind, ctx: TurnContext, request: ChatRequest, outcome: object,
+                 server_route: ServerRoute | None, now: datetime | None = None) -> None:
     """Queue the answer of `outcome` (a `TurnOutcome`) for its day row: written with the
-    next batch (`bot.writes`), never on the answer's path."""
+    next batch (`writes`), never on the answer's path. `server_route` is the server's
+    route from the question's configuration read (None when it could not be read: the
+    operator's default answered, so the server's leg counts as the environment's)."""
     found = usage_of(ctx, request, outcome, now)
-    if bot.sessions is None or found is None:
+    if found is None:
         return
     key, counts, source = found
-    try:
-        server = await bot.config.server(ctx.guild_id)
-    except (SQLAlchemyError, OSError):
-        # Unreadable now means (all but always) unreadable for the turn too, which then
-        # answered from the operator's default (DATABASE_DOWN_USES_DEFAULT); the turn
-        # logged and counted the failure. The write waits in the queue for the database.
-        log.debug("server %s configuration unreadable: usage counted as the environment's", ctx.guild_id)
+    if server_route is None:
         paid_by = "environment" if source == "server" else source
     else:
-        paid_by = payer(server.facts.route, source)
-    key = dataclasses.replace(key, credential_source=paid_by)
-    bot.writes.put(UsageWrite(UsageAdd(key, counts)))
+        paid_by = payer(server_route, source)
+    writes.put(UsageWrite(UsageAdd(dataclasses.replace(key, credential_source=paid_by), counts)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from cryptography.fernet import Fernet
 
 from bot.app import credentials_for
+from bot.config_cache import ConfigSnapshot
 from bot.settings import load_settings
 from bot.turn import DatabaseCredentials, EnvironmentCredentials
 from bot.vault import Vault
@@ -29,5 +30,5 @@ async def test_without_a_database_turns_use_the_environment_default():
                              DEFAULT_TEXT_API_KEYS="sk-env-1", BOT_ENCRYPTION_KEY=Fernet.generate_key().decode())
     credentials = credentials_for(None, None, settings)
     assert isinstance(credentials, EnvironmentCredentials)
-    route = await credentials.route(None, 1)
+    route = credentials.route(ConfigSnapshot("none"))
     assert [(t.provider, t.model) for leg in route.legs for t in leg.chain] == [("deepseek", "ds-env")]

@@ -16,6 +16,7 @@ from bot.conversation import addresses_bot, strip_bot_mention
 from bot.history import dm_turns
 from bot.settings import Settings, load_settings
 from bot.turn_queue import TurnQueue
+from providers.i18n import t
 from providers.types import Message
 from tests.support.check_answers import answer_messages, assert_delivered, delivered
 from tests.support.data_openai import long_answer_with_code, openai_stream
@@ -121,7 +122,10 @@ async def test_reply_chain_is_history_and_dm_is_answered(fake_discord: FakeDisco
         {"role": "user", "content": "in private"}]
 
 
-async def test_unaddressed_messages_are_ignored_and_unconfigured_bot_says_so(fake_discord: FakeDiscord) -> None:
+async def test_unaddressed_messages_are_ignored_and_unconfigured_bot_says_so(fake_discord: FakeDiscord,
+                                                                            caplog) -> None:
+    """A member reads how the server gets set up (who, with which commands); the
+    environment variables are the operator's business and appear in the log only."""
     fake = fake_discord
     async with chat_bot(fake, settings_for(None)) as run:
         await fake.send_user_message("talking among ourselves")
@@ -130,7 +134,10 @@ async def test_unaddressed_messages_are_ignored_and_unconfigured_bot_says_so(fak
         await run.wait_for(lambda: len(fake.bot_messages()) == 1)
         await asyncio.sleep(0.2)
     [only] = fake.bot_messages()
-    assert "DEFAULT_TEXT_PROVIDER" in only.content
+    assert only.content == t("chat.not_configured", "en")
+    assert "/model set" in only.content and "/keys add" in only.content
+    assert "DEFAULT_TEXT" not in only.content
+    assert any("DEFAULT_TEXT_PROVIDER" in record.getMessage() for record in caplog.records)
 
 
 async def test_bare_mention_gets_a_hint_not_a_provider_call(fake_discord: FakeDiscord,
@@ -185,7 +192,7 @@ async def test_unusable_default_route_says_not_configured(fake_discord: FakeDisc
     async with chat_bot(fake, settings) as run:
         await fake.send_user_message(f"{mention(fake)} hello", mention_bot=True)
         await run.wait_for(lambda: len(fake.bot_messages()) == 1)
-    assert "DEFAULT_TEXT_PROVIDER" in fake.bot_messages()[0].content
+    assert fake.bot_messages()[0].content == t("chat.not_configured", "en")
     assert "sk-local" not in fake.bot_messages()[0].content
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import discord
 
 from bot import migrate
-from bot.config_cache import ConfigCache
+from bot.config_cache import ConfigCache, read_config
 from bot.db.engine import create_engine
 from bot.repo import set_thought_log_channel
 from bot.settings import Settings
@@ -118,10 +118,10 @@ async def test_channel_id_comes_from_the_server_configuration(tmp_path: Path) ->
     try:
         await migrate.upgrade(engine)
         config = ConfigCache(engine, Settings(_env_file=None))
-        assert await configured_channel_id(config, 77) is None
+        assert configured_channel_id(await read_config(config, 77, 5)) is None
         async with config.sessions() as session, session.begin():
             await set_thought_log_channel(session, 77, 1234)  # a settings write drops the cached copy
-        assert await configured_channel_id(config, 77) == 1234
-        assert await configured_channel_id(config, None) is None
+        assert configured_channel_id(await read_config(config, 77, 5)) == 1234
+        assert configured_channel_id(await read_config(config, None, 5)) is None
     finally:
         await engine.dispose()

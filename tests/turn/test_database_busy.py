@@ -57,8 +57,8 @@ async def test_an_unread_configuration_with_no_free_connection_says_busy_once(
     assert plain_answer_messages(fake)[0].content == t("chat.database_busy", "en")
     assert server.requests == []
     assert turn_errors() == counted + 1
-    runner = [r for r in caplog.records if r.name == "bot.turn.runner"]
-    assert len(runner) == 1 and "TimeoutError" in runner[0].getMessage()
+    read = [r for r in caplog.records if r.name == "bot.config_cache" and r.levelno >= logging.ERROR]
+    assert len(read) == 1 and "TimeoutError" in read[0].getMessage()  # the question's one read, logged once
 
 
 async def test_a_kept_configuration_answers_with_no_free_connection_and_nothing_is_lost(

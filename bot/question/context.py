@@ -1,0 +1,105 @@
+"""One question, as it arrives: built once from the Discord message, read by every later step.
+
+A `Question` holds the message's facts (who, where, locale, what it replies to, files),
+the one read of the configuration it needs (`bot.config_cache.read_config`: the server's
+settings and the asker's own, with one failure policy) and a `reply` for the one-line
+localized answers. The bot's parts a question uses (`Services`) are handed in
+explicitly, as discord.py's examples hand a bot's dependencies to its cogs: no step
+reaches back into the bot for them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from dataclasses import dataclass
+from typing import Any
+
+import discord
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.answers import RunningAnswers
+from bot.config_cache import ConfigCache, ConfigSnapshot, read_config
+from bot.discord_sink import DiscordMessageSink
+from bot.error_embed import locale_for_message
+from bot.settings import Settings
+from bot.tools import ToolRegistry
+from bot.turn import Credentials
+from bot.turn_queue import TurnQueue
+from bot.write_behind import WriteBehind
+from providers.client_pool import ClientPool
+from providers.i18n import t
+from stream.pacing import ChannelBudgets
+from stream.sink import SinkError
+
+
+@dataclass(frozen=True)
+class Services:
+    """The bot's parts a question uses, built once by the chat cog.
+
+    `client` is the logged-in Discord client (the thought log resolves channels with it);
+    `sessions` is None for a bot without a database."""
+
+    client: discord.Client
+    settings: Settings
+    config: ConfigCache | None
+    sessions: async_sessionmaker[AsyncSession] | None
+    writes: WriteBehind | None
+    credentials: Credentials
+    clients: ClientPool | None
+    budgets: ChannelBudgets
+    answers: RunningAnswers
+    turns: TurnQueue
+    tools: ToolRegistry
+
+    @classmethod
+    def of(cls, bot: Any, budgets: ChannelBudgets, tools: ToolRegistry) -> Services:
+        """The parts a bot (`bot.app.LLMBot`) was built with; a test bot may lack some."""
+        return cls(bot, bot.settings, getattr(bot, "config", None), getattr(bot, "sessions", None),
+                   getattr(bot, "writes", None), bot.credentials, getattr(bot, "clients", None), budgets,
+                   bot.answers, bot.turns, tools)
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where a message was written: server (None in a DM), channel, and the channel a
+    thread belongs to."""
+
+    guild_id: int | None
+    channel_id: int
+    parent_id: int | None
+
+
+@dataclass(frozen=True)
+class Question:
+    """One message addressed to the bot, with everything later steps read of it."""
+
+    message: discord.Message
+    where: Where
+    locale: str | None
+    prompt: str  # the text without the bot's mention
+    bot_id: int
+    config: ConfigSnapshot
+
+    @property
+    def asker_id(self) -> int:
+        return self.message.author.id
+
+    async def reply(self, key: str, **params: Any) -> None:
+        """One localized line in reply to the question; a Discord failure here is not worth more."""
+        with contextlib.suppress(SinkError):
+            await DiscordMessageSink(self.message.channel, reply_to=self.message).send(
+                t(key, self.locale, **params), reply=True)
+
+
+def where_of(message: discord.Message) -> Where:
+    channel = message.channel
+    parent_id = channel.parent_id if isinstance(channel, discord.Thread) else None
+    guild_id = message.guild.id if message.guild is not None else None
+    return Where(guild_id, channel.id, parent_id)
+
+
+async def arrive(message: discord.Message, prompt: str, bot_id: int, config: ConfigCache | None) -> Question:
+    """The question of `message`, with its one configuration read."""
+    where = where_of(message)
+    snapshot = await read_config(config, where.guild_id, message.author.id)
+    return Question(message, where, locale_for_message(message), prompt, bot_id, snapshot)
