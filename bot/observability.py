@@ -174,9 +174,12 @@ class Observability:
     """The `/metrics` + `/healthz` server and the loop-lag task of one bot, started and
     stopped with it (LLMBot.setup_hook / LLMBot.close)."""
 
-    def __init__(self, bot: LLMBot, port: int, host: str = "0.0.0.0") -> None:  # noqa: S104 - a container port
+    def __init__(self, bot: LLMBot, port: int, host: str | None = None) -> None:
         self._bot = bot
-        self._host, self._port = host, port
+        # METRICS_HOST (127.0.0.1 unless the operator opens it) when not given.
+        settings = getattr(bot, "settings", None)
+        self._host = host if host is not None else getattr(settings, "METRICS_HOST", "127.0.0.1")
+        self._port = port
         self._runner: web.AppRunner | None = None
         self._lag: asyncio.Task[None] | None = None
 

@@ -91,6 +91,10 @@ class Settings(BaseSettings):
     # The event loop: uvloop costs less CPU per network read than asyncio's own.
     EVENT_LOOP: Literal["uvloop", "asyncio"] = "uvloop"
     METRICS_PORT: int | None = Field(default=None, ge=1, le=65535)
+    # Where /metrics and /healthz listen: this machine only unless opened on purpose
+    # (docker-compose.yml sets 0.0.0.0, so a Prometheus on the compose network can scrape;
+    # it publishes no port on the host).
+    METRICS_HOST: str = Field(default="127.0.0.1", min_length=1)
     SHARD_COUNT: int | None = Field(default=None, ge=1)
     SHARD_IDS: Annotated[list[int], NoDecode] = Field(default_factory=list)
     # Discord REST requests per second for the whole bot token (Discord's global limit, 50

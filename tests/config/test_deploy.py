@@ -72,6 +72,7 @@ def test_compose_config_resolves(tmp_path):
     assert bot["environment"]["DATABASE_URL"] == "postgresql+asyncpg://bot@db:5432/bot"
     assert bot["environment"]["PGPASSWORD"] == db["environment"]["POSTGRES_PASSWORD"] == REQUIRED["POSTGRES_PASSWORD"]
     assert bot["restart"] == "on-failure:5" and db["restart"] == "unless-stopped"
+    assert bot["environment"]["METRICS_HOST"] == "0.0.0.0"  # the compose network may scrape; no port published
     assert bot["environment"]["BOT_ENCRYPTION_KEY"] == REQUIRED["BOT_ENCRYPTION_KEY"]
     assert db["image"] == "postgres:16" and "pg_isready" in " ".join(db["healthcheck"]["test"])
     assert db["volumes"][0]["source"] == "pgdata" and "pgdata" in config["volumes"]

@@ -60,7 +60,7 @@ def test_the_readme_covers_running_it_for_good() -> None:
     section = readme[readme.index("## Running it for good"):readme.index("## Layout")]
     for needed in ("**Backups.**", "**Upgrades.**", "**Key rotation.**", "**Logs.**",
                    "python -m bot.vault rotate", "docker compose up -d --build", "data/encryption.key",
-                   "pg_dump", "Compose 2.24"):
+                   "pg_dump", "Compose 2.24", "**Metrics.**", "METRICS_HOST", "127.0.0.1"):
         assert needed in section, needed
     backups = section[section.index("**Backups.**"):section.index("**Upgrades.**")]
     assert "together" in backups and "BOT_ENCRYPTION_KEY" in backups
