@@ -1,10 +1,14 @@
 # The bot image: slim Python, runs as an unprivileged user, catalogs compiled at build.
 FROM python:3.11-slim
 
+# METRICS_HOST: inside a container /metrics and /healthz listen on every interface of the
+# container (only a published port or the container network reaches them); a bot run
+# outside one listens on 127.0.0.1 by default.
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
-    PIP_DISABLE_PIP_VERSION_CHECK=1
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    METRICS_HOST=0.0.0.0
 
 WORKDIR /app
 

@@ -103,6 +103,8 @@ def test_dockerfile_is_slim_non_root_and_runs_the_bot():
     # nothing after the switch needs root, and nothing runs as root at start
     assert {op for op, _ in steps[last_user + 1:]} <= {"CMD", "ENV", "EXPOSE", "HEALTHCHECK"}
     assert steps[-1] == ("CMD", '["python", "-m", "bot"]')
+    # In a container /metrics must be reachable through a published port or the compose network.
+    assert any(op == "ENV" and "METRICS_HOST=0.0.0.0" in arg for op, arg in steps)
     copied = " ".join(arg for op, arg in steps if op == "COPY")
     for needed in ("bot", "providers", "stream", "migrations", "locales", "alembic.ini", "pyproject.toml"):
         assert needed in copied
