@@ -24,14 +24,17 @@ import asyncio
 import contextlib
 import logging
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 import aiohttp
 import discord.http
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from sqlalchemy import text
+from sqlalchemy.ext.asyncio import AsyncEngine
 
+from bot.answers import RunningAnswers
 from bot.discord_answered import response_arrived
 from bot.discord_budget import BudgetBusy, GlobalBudget, counts_against_global, current_priority
 from bot.metrics import (
@@ -48,8 +51,18 @@ from bot.metrics import (
     status_label,
 )
 
-if TYPE_CHECKING:
-    from bot.app import LLMBot
+
+class Observed(Protocol):
+    """What the server reads of the bot (`bot.app.LLMBot`), named here so this module
+    needs no import of the application that starts it."""
+
+    engine: AsyncEngine
+    answers: RunningAnswers
+    shards: Mapping[int, Any]
+
+    def is_closed(self) -> bool: ...
+
+    def is_ready(self) -> bool: ...
 
 log = logging.getLogger(__name__)
 
@@ -58,14 +71,14 @@ LAG_INTERVAL = 0.25  # seconds between the loop-lag monitor's sleeps
 
 
 # ---- readiness -------------------------------------------------------------------------------
-def gateway_connected(bot: LLMBot) -> bool:
+def gateway_connected(bot: Observed) -> bool:
     """Logged in, ready, and every shard's websocket of this process open."""
     if bot.is_closed() or not bot.is_ready():
         return False
     return all(not shard.is_closed() for shard in bot.shards.values())
 
 
-async def database_answers(bot: LLMBot) -> bool:
+async def database_answers(bot: Observed) -> bool:
     """`SELECT 1` on a pooled connection within DATABASE_CHECK_TIMEOUT."""
     try:
         async with asyncio.timeout(DATABASE_CHECK_TIMEOUT), bot.engine.connect() as conn:
@@ -76,7 +89,7 @@ async def database_answers(bot: LLMBot) -> bool:
         return False
 
 
-async def readiness(bot: LLMBot) -> dict[str, bool]:
+async def readiness(bot: Observed) -> dict[str, bool]:
     gateway = gateway_connected(bot)
     database = await database_answers(bot)
     return {"ready": gateway and database, "gateway": gateway, "database": database}
@@ -174,7 +187,7 @@ class Observability:
     """The `/metrics` + `/healthz` server and the loop-lag task of one bot, started and
     stopped with it (LLMBot.setup_hook / LLMBot.close)."""
 
-    def __init__(self, bot: LLMBot, port: int, host: str | None = None) -> None:
+    def __init__(self, bot: Observed, port: int, host: str | None = None) -> None:
         self._bot = bot
         # METRICS_HOST (127.0.0.1 unless the operator opens it) when not given.
         settings = getattr(bot, "settings", None)

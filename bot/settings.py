@@ -114,6 +114,11 @@ class Settings(BaseSettings):
     # When the database cannot be reached: answer from the environment default instead of
     # telling the member to try again (off by default: the server's own settings would be skipped).
     DATABASE_DOWN_USES_DEFAULT: bool = False
+    # Limits of the operator's default (DEFAULT_TEXT_*) for each member it serves, in DMs
+    # and in servers that set up no model of their own, counted across all of them;
+    # unset: no limit (a DM then spends the operator's keys without any bound).
+    DEFAULT_MESSAGES_PER_HOUR: int | None = Field(default=None, ge=1, le=1_000_000)
+    DEFAULT_TOKENS_PER_DAY: int | None = Field(default=None, ge=1, le=10**12)
 
     @field_validator("DISCORD_TOKEN", "BOT_ENCRYPTION_KEY", mode="before")
     @classmethod
@@ -123,6 +128,7 @@ class Settings(BaseSettings):
     @field_validator(
         "DISCORD_API_BASE_URL", "DISCORD_GATEWAY_URL", "DEFAULT_TEXT_PROVIDER",
         "DEFAULT_TEXT_MODEL", "DEFAULT_TEXT_BASE_URL", "METRICS_PORT", "SHARD_COUNT",
+        "DEFAULT_MESSAGES_PER_HOUR", "DEFAULT_TOKENS_PER_DAY",
         mode="before",
     )
     @classmethod
