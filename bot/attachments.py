@@ -6,7 +6,9 @@ else, and whatever is too large, broken or over the limits, is left out with a n
 one line per file for the member (so they know what the model did not see) and a text
 part for the model (so it does not answer as if it had seen it). Sizes are checked
 from Discord's metadata before anything is downloaded. The conversion itself is pure
-and lives in `bot.attachment_files`.
+and lives in `bot.attachment_files`; images are decoded off the event loop, within the
+process's decode budget, by `bot.images` (an image over that budget is refused with the
+megapixels its format is read to).
 """
 
 from __future__ import annotations
@@ -27,11 +29,11 @@ from bot.attachment_files import (
     UnreadableFile,
     classify,
     decode_text,
-    prepare_image,
     text_block,
 )
 from bot.discord_sink import DiscordMessageSink
 from bot.error_embed import locale_for_message
+from bot.images import decode_image
 from providers.i18n import t
 from providers.types import ContentPart, Message, TextPart
 from stream.sink import SinkError
@@ -68,10 +70,11 @@ MODEL_WORDS: dict[str, str] = {
 
 @dataclass(frozen=True, slots=True)
 class Refusal:
-    """A file the model does not see, and why."""
+    """A file the model does not see, and why (an image: the megapixels its kind is read to)."""
 
     filename: str
     reason: Reason
+    megapixels: int = MAX_IMAGE_PIXELS // 1_000_000
 
 
 @dataclass(slots=True)
@@ -84,8 +87,8 @@ class Gathered:
     parts: list[ContentPart] = field(default_factory=list)
     refusals: list[Refusal] = field(default_factory=list)
 
-    def refuse(self, name: str, reason: Reason) -> None:
-        self.refusals.append(Refusal(name, reason))
+    def refuse(self, name: str, reason: Reason, megapixels: int | None = None) -> None:
+        self.refusals.append(Refusal(name, reason) if megapixels is None else Refusal(name, reason, megapixels))
         self.parts.append(TextPart(f"[Attachment {name} was not read: {MODEL_WORDS[reason]}.]"))
 
 
@@ -98,9 +101,10 @@ async def _download(attachment: discord.Attachment, limit: int) -> bytes:
 
 async def _add_image(gathered: Gathered, attachment: discord.Attachment, label: str) -> bool:
     try:
-        part = prepare_image(await _download(attachment, MAX_IMAGE_BYTES))
+        part = await decode_image(await _download(attachment, MAX_IMAGE_BYTES))
     except UnreadableFile as exc:
-        gathered.refuse(attachment.filename, "image_too_large" if exc.reason == "too_large" else "unreadable")
+        gathered.refuse(attachment.filename, "image_too_large" if exc.reason == "too_large" else "unreadable",
+                        exc.megapixels)
         return False
     gathered.parts += [TextPart(f"{label}: {attachment.filename}"), part]
     return True
@@ -154,7 +158,7 @@ def notes_text(refusals: Sequence[Refusal], locale: str | None) -> str:
     lines = []
     for refusal in refusals:
         note = t(NOTE_KEYS[refusal.reason], locale, name=discord.utils.escape_markdown(refusal.filename),
-                 megabytes=MAX_IMAGE_BYTES // (1024 * 1024), megapixels=MAX_IMAGE_PIXELS // 1_000_000,
+                 megabytes=MAX_IMAGE_BYTES // (1024 * 1024), megapixels=refusal.megapixels,
                  kilobytes=MAX_TEXT_BYTES // 1024, images=MAX_IMAGES_PER_MESSAGE,
                  images_in_all=MAX_IMAGES_PER_REQUEST, files=MAX_TEXT_FILES_PER_MESSAGE,
                  files_in_all=MAX_TEXT_FILES_PER_REQUEST)
