@@ -136,3 +136,23 @@ async def test_decodes_over_the_budget_wait_their_turn_in_order() -> None:
     budget.release(50)
     budget.release(10)
     assert budget.free == budget.total
+
+
+async def test_decodes_share_the_budget_and_a_cancelled_one_gives_its_share_back() -> None:
+    data = encoded(3600, 2700, "PNG", mode="P", color=7)
+    opened = open_image(data)
+    opened.image.close()
+    budget = ByteBudget(opened.cost * 3 // 2)  # one decode at a time
+    parts = await asyncio.gather(*(decode_image(data, budget) for _ in range(3)))
+    assert len({part.data for part in parts}) == 1 and budget.free == budget.total
+
+    task = asyncio.create_task(decode_image(data, budget))
+    while budget.free == budget.total:  # wait until it holds its share, then leave
+        await asyncio.sleep(0.001)
+    task.cancel()  # a running decode goes on: its share comes back when its thread is done
+    await asyncio.gather(task, return_exceptions=True)
+    for _ in range(500):
+        if budget.free == budget.total:
+            break
+        await asyncio.sleep(0.01)
+    assert budget.free == budget.total
