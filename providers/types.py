@@ -98,7 +98,7 @@ class FunctionCall:
     arguments_truncated: bool = False
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)
 class ProviderError:
     """A fully classified provider failure.
 
@@ -130,7 +130,7 @@ class ProviderError:
             raise ValueError(f"unknown error type {self.type!r}; expected one of {sorted(ERROR_TYPES)}")
         if self.kind is None:
             default = "transient" if self.retryable else "request_refused"
-            self.kind = _KIND_OF_TYPE.get(self.type, default)
+            object.__setattr__(self, "kind", _KIND_OF_TYPE.get(self.type, default))  # frozen: set once, here
         elif self.kind not in FAILURE_KINDS:
             raise ValueError(f"unknown failure kind {self.kind!r}; expected one of {sorted(FAILURE_KINDS)}")
 

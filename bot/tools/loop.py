@@ -135,7 +135,7 @@ class ToolLoop:
             follow = dataclasses.replace(request, messages=list(messages),
                                          tools=request.tools if tools_offered else ())
             result = await run_stream(normalized_stream(adapter, follow), delivery, interrupt,
-                                      keep_open_for_calls=tools_offered, limits=limits)
+                                      keep_open_for_calls=tools_offered, limits=limits, provider=adapter.provider)
             usage = result.usage = add_usage(usage, result.usage)
         if result.status == "function_call":  # bounded and the model still wants tools: the
             await delivery.finish()  # turn says so (a `function_call` result after the loop)

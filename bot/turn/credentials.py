@@ -23,11 +23,12 @@ from bot.config_cache import ConfigCache, ConfigSnapshot, is_busy
 from bot.repo import ActiveRoute, KeyLease, KeyRef, ModelTarget, PersonalInfo
 from bot.repo.keys import KEYLESS_LEASE, KeyPool, usable_leases
 from bot.repo.personal import personal_lease
-from bot.repo.routes import active_route_of, pool_source
+from bot.repo.routes import active_route_of, environment_target, pool_source
 from bot.settings import Settings
 from bot.turn.key_use import KeyUse
 from bot.vault import Vault, VaultError, fingerprint, last4, mask, masked_tail
 from bot.write_behind import WriteBehind
+from providers.log_safe import loggable
 
 if TYPE_CHECKING:
     from bot.turn.policy import Step
@@ -137,7 +138,7 @@ class DatabaseCredentials:
         try:
             return self._use.usable(await self._pool(config, leg, target, self.now()), self.now())
         except VaultError as exc:  # the operator dropped the encryption key these were stored under
-            log.error("keys for %s/%s cannot be used: %s", target.provider, target.model, exc)
+            log.error("keys for %s/%s cannot be used: %s", target.provider, loggable(target.model), loggable(exc))
             return []
         except (SQLAlchemyError, OSError) as exc:
             raise CredentialsUnavailable(exc) from exc
@@ -184,10 +185,9 @@ class EnvironmentCredentials:
         self.fallback: Credentials | None = None
 
     def route(self, config: ConfigSnapshot) -> TurnRoute:
-        s = self._settings
-        if not (s.DEFAULT_TEXT_PROVIDER and s.DEFAULT_TEXT_MODEL):
+        target = environment_target(self._settings)
+        if target is None:
             return TurnRoute((), "no_route")
-        target = ModelTarget(s.DEFAULT_TEXT_PROVIDER, s.DEFAULT_TEXT_MODEL, s.DEFAULT_TEXT_BASE_URL)
         return TurnRoute((Leg("server", (target,)),), operator_default=True)
 
     async def pool(self, config: ConfigSnapshot, leg: Leg, target: ModelTarget) -> list[KeyLease]:

@@ -115,14 +115,14 @@ async def _run_turn(ctx: TurnContext, request: ChatRequest, credentials: Credent
         limits = ctx.limits_now()  # what is left of the answer's one deadline
         try:
             result = await run_stream(normalized_stream(adapter, request), delivery, ctx.interrupt,
-                                      keep_open_for_calls=tools is not None, limits=limits)
+                                      keep_open_for_calls=tools is not None, limits=limits,
+                                      provider=attempt.target.provider)
             observe_first_content(result.first_content_seconds, attempt.target.provider)
             if result.error is None:
                 result = await _run_tools(tools, adapter, request, _Tried(attempt, delivery, result), ctx)
                 return await _answered(ctx, plan, _Tried(attempt, delivery, result), secrets)
         finally:
             await _close(adapter)
-        _blame_provider(result, attempt)
         await plan.failed(attempt, result.error)
         failure = _Tried(attempt, delivery, result, plan.pool_exhausted(attempt))
     if ctx.interrupt.reason == "follow_up" or (ctx.interrupt.is_set() and failure is None):
@@ -153,7 +153,6 @@ async def _answered(ctx: TurnContext, plan: AttemptPlan, tried: _Tried, secrets:
     outcome = TurnOutcome(result=result, target=attempt.target, credential_source=attempt.leg.credential_source,
                           attempts=plan.records, fallback_used=attempt.uses_fallback)
     if result.error is not None:
-        _blame_provider(result, attempt)
         outcome.error_shown = await show_failure(ctx, tried.delivery, result.error,
                                                  _scene(ctx, attempt, secrets, False))
         outcome.private_detail = private_detail(result.error, ctx.locale, secrets)
@@ -196,12 +195,6 @@ async def _supersede(failure: _Tried, attempt: Attempt) -> None:
     await failure.delivery.retract()
     if failure.attempt.leg is attempt.leg and attempt.key_index > 0:
         KEY_ROTATIONS.labels(attempt.target.provider).inc()
-
-
-def _blame_provider(result: StreamResult, attempt: Attempt) -> None:
-    """Errors made outside an adapter (a stream bug) name the provider they happened with."""
-    if result.error is not None and result.error.provider is None:
-        result.error.provider = attempt.target.provider
 
 
 async def _close(adapter: Any) -> None:

@@ -317,6 +317,35 @@ async def test_dms_off_gets_one_line_and_no_request(fake, make_bot, provider_ser
     assert [r.json["messages"][-1]["content"] for r in provider_server.requests] == ["control question"]
 
 
+async def test_the_operators_default_has_its_own_limit_in_dms(fake, make_bot, provider_server):
+    """DMs spend the operator's keys: DEFAULT_MESSAGES_PER_HOUR bounds each member there
+    (before, five DMs got five answers with no limit at all), said once an hour."""
+    async with running_bot(fake, make_bot(DEFAULT_MESSAGES_PER_HOUR="1")) as run:
+        questions = []
+        for number in range(5):
+            questions.append(await ask(fake, f"private {number}", dm=True))
+            await run.wait_for(lambda q=questions[0]: ANSWER in replies_to(fake, q))
+            await asyncio.sleep(0.3)
+        await settle(run, fake, provider_server)
+    asked = [r.json["messages"][-1]["content"] for r in provider_server.requests]
+    assert asked == ["private 0", "control question"]
+    refusals = [line for q in questions[1:] for line in replies_to(fake, q)]
+    assert len(refusals) == 1 and refusals[0].startswith("You have reached this bot's limit of 1 messages per hour")
+
+
+async def test_no_prefix_commands_help_is_a_question_or_nothing(fake, make_bot, provider_server):
+    """`@bot help` is a question like any other where the bot answers, and nothing at all
+    where it must stay silent (discord.py's built-in help answered even there)."""
+    async with running_bot(fake, make_bot()) as run:
+        await manage(run, fake, "channels", "deny", channel_option(fake.other_channel_id))
+        await ask(fake, "help", channel=fake.other_channel_id)
+        here = await ask(fake, "help")
+        await answered(run, fake, here)
+        await settle(run, fake, provider_server)
+    assert fake.bot_messages(fake.other_channel_id) == []
+    assert [r.json["messages"][-1]["content"] for r in provider_server.requests] == ["help", "control question"]
+
+
 # ---- the gate and /status -----------------------------------------------------------------
 
 async def test_non_managers_change_nothing_and_status_shows_the_controls(fake, make_bot):

@@ -35,13 +35,13 @@ def bot_messages_everywhere(fake: FakeDiscord, channel_ids: tuple[str, ...]) -> 
     return json.dumps([(m.content, m.embeds) for cid in channel_ids for m in fake.bot_messages(cid)])
 
 
-async def answer_directly(run, fake: FakeDiscord, text: str) -> None:
-    """Post a message that does not address the bot (so no listener answers it), then run
-    the chat cog's whole answer on it: when this returns, the thought-log step is done."""
-    posted = await fake.send_user_message(text)
-    channel = run.bot.get_channel(int(fake.channel_id))
-    message = await channel.fetch_message(int(posted.id))
-    await run.bot.get_cog("ChatCog").answer(message)
+async def answer_fully(run, fake: FakeDiscord, text: str) -> None:
+    """Ask the bot and wait until the whole answer is over, its bookkeeping (the
+    thought-log step) included: the answer leaves the running answers last."""
+    posted = await fake.send_user_message(f"<@{fake.bot_user['id']}> {text}", mention_bot=True)
+    answers = run.bot.answers
+    await run.wait_for(lambda: answer_embeds(fake) and not any(
+        a.question_id == int(posted.id) for a in answers.all()))
 
 
 async def failed_answer(fake: FakeDiscord, server: ProviderReplayServer, bot, *, thought_log: bool,
@@ -54,7 +54,7 @@ async def failed_answer(fake: FakeDiscord, server: ProviderReplayServer, bot, *,
         if thought_log:
             async with bot.sessions() as session, session.begin():
                 await repo.set_thought_log_channel(session, int(fake.guild_id), int(fake.thought_channel_id))
-        await answer_directly(run, fake, "what does the endpoint say?")
+        await answer_fully(run, fake, "what does the endpoint say?")
     [embed] = answer_embeds(fake)
     assert embed.get("title") and len(server.requests) == 1
     return embed

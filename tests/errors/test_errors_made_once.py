@@ -27,7 +27,7 @@ FIELDS = "|".join(f.name for f in dataclasses.fields(classify_failure(provider="
 LATE_ASSIGNMENT = re.compile(rf"\b\w*(?:err|error|under|failure)\w*\.(?:{FIELDS})\s*=(?!=)")
 # The lead's turn runner still names the provider of a stream-made error afterwards; it can
 # pass `provider=` to run_stream (or use providers.errors.attributed) and drop it.
-KNOWN_LATE = {("bot/turn/runner.py", "result.error.provider = attempt.target.provider")}
+KNOWN_LATE: set[tuple[str, str]] = set()
 
 
 def _sources() -> list[tuple[str, str]]:

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from stream.buffer import STREAMING_INDICATOR, MessageDelivery
 from stream.capture import BlockCapture
+from stream.limits import StreamLimits
 from stream.pacing import ChannelBudgets
 from stream.sink import MessageGone, SinkForbidden, SinkUnavailable
 from stream.splitter import split_all
@@ -213,6 +214,10 @@ document = st.lists(
 ).map("".join)
 
 
+# Chunking is the only thing that changes here: no bound of the answer may cut it.
+UNBOUNDED = StreamLimits(first_content_seconds=1e9, idle_seconds=1e9, total_seconds=1e9)
+
+
 @settings(max_examples=60, deadline=None)
 @given(document, st.lists(st.integers(min_value=1, max_value=40), min_size=1, max_size=30),
        st.sampled_from([0.0, 0.05, 0.7]))
@@ -231,7 +236,7 @@ def test_final_messages_do_not_depend_on_chunking(text, sizes, gap):
             sink = MemorySink(clock, latency=0.03)
             await drive(
                 [scripted_text(p) for p in parts] + [scripted_done()], gap=gap, clock=clock, sink=sink,
-                delivery_args={"limit": 150},
+                delivery_args={"limit": 150}, limits=UNBOUNDED,  # a 1-character trickle outlasts any deadline
             )
             assert sink.violations == 0 and sink.invalid == []
             return sink.texts()
