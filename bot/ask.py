@@ -18,19 +18,16 @@ import os
 import sys
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any, TextIO
+from typing import TextIO
 
-from bot.repo import KeyLease, ModelTarget
-from bot.repo.keys import KEYLESS_LEASE
 from bot.settings import Settings, SettingsError, load_settings
 from bot.terminal_sink import TerminalSink
 from bot.turn import EnvironmentCredentials, TurnContext, TurnOutcome, run_generation_turn
+from bot.turn.context import answer_limits, endpoint_policy
 from providers import ChatRequest
 from providers.client_pool import ClientPool
-from providers.endpoint_check import EndpointPolicy
 from providers.i18n import t
 from providers.types import Message
-from stream.limits import StreamLimits
 from stream.pacing import EditBudget
 
 EXIT_ANSWERED, EXIT_FAILED, EXIT_SETTINGS = 0, 1, 2
@@ -52,21 +49,6 @@ def missing_setting(settings: Settings) -> str | None:
     return None
 
 
-class DefaultRouteCredentials(EnvironmentCredentials):
-    """The operator's default route, as a bot with a database serves it: a `custom`
-    default without DEFAULT_TEXT_API_KEYS is a keyless endpoint (a local model server),
-    asked without a key (`EnvironmentCredentials` alone would find no key)."""
-
-    async def pool(self, *where: Any) -> list[KeyLease]:
-        # `*where`: (where the question was asked, leg, target), the target last; taken
-        # whole so this keeps up with how the turn names where a question was asked.
-        keys = await super().pool(*where)
-        target: ModelTarget = where[-1]
-        if not keys and target.provider == "custom" and target.base_url:
-            return [KEYLESS_LEASE]
-        return keys
-
-
 def terminal_locale(environ: Mapping[str, str] = os.environ) -> str | None:
     """The reader's language from LC_ALL, LC_MESSAGES or LANG (`ja_JP.UTF-8` -> `ja_JP`);
     None (English) for the C locale or when none is set."""
@@ -84,14 +66,6 @@ def question_request(settings: Settings, question: str) -> ChatRequest:
                        max_output_tokens=settings.MAX_OUTPUT_TOKENS)
 
 
-def answer_limits(settings: Settings) -> StreamLimits:
-    """The operator's bounds of one answer, as the chat cog applies them (`bot.cogs.chat`:
-    not imported from there, so a terminal question loads no Discord cog)."""
-    return StreamLimits(first_content_seconds=settings.FIRST_TOKEN_DEADLINE_SECONDS,
-                        idle_seconds=settings.ANSWER_IDLE_SECONDS, total_seconds=settings.ANSWER_DEADLINE_SECONDS,
-                        max_calls=settings.MAX_TOOL_CALLS_PER_RESPONSE, max_thought_chars=settings.MAX_REASONING_CHARS)
-
-
 def terminal_budget() -> EditBudget:
     """A terminal takes an edit whenever one is due: only Discord needs channel pacing."""
     return EditBudget(limit=1000, window=1.0, reserve=0, margin=0.0)
@@ -103,12 +77,10 @@ async def ask(settings: Settings, question: str, out: TextIO, err: TextIO, local
     clients = ClientPool(settings.PROVIDER_HTTP_TRANSPORT, settings.PROVIDER_READ_INTERVAL_MS / 1000)
     ctx = TurnContext(user_id=0, guild_id=None, channel_id=0, locale=locale, sink=sink, budget=terminal_budget(),
                       limits=answer_limits(settings), max_messages=settings.MAX_MESSAGES_PER_ANSWER,
-                      endpoint_policy=EndpointPolicy(allow_private=settings.ALLOW_PRIVATE_ENDPOINTS,
-                                                     reasoning_effort=settings.CUSTOM_REASONING_EFFORT),
-                      clients=clients)
+                      endpoint_policy=endpoint_policy(settings), clients=clients)
     try:
         outcome = await run_generation_turn(ctx, question_request(settings, question),
-                                            DefaultRouteCredentials(settings))
+                                            EnvironmentCredentials(settings))
     finally:
         sink.close()
         await clients.aclose()

@@ -33,19 +33,17 @@ from bot.history import History, Recall, conversation_history, say_left_out
 from bot.question.context import Question, Services, arrive
 from bot.repo.conversation import DEFAULT_HISTORY_MESSAGES
 from bot.repo.usage import Limits
-from bot.settings import Settings
 from bot.thought_log import Reasoning, configured_channel_id, post_error_detail, post_thought_log
 from bot.threads import AnswerPlace, ThreadOpener, in_thread_of_bot, threads_on
 from bot.tools import ToolContext, ToolLoop
 from bot.turn import Credentials, TurnContext, TurnOutcome, TurnRoute, run_generation_turn
+from bot.turn.context import answer_limits, endpoint_policy
 from bot.turn.notices import blocked_key
 from bot.turn_queue import answer_in_turn
 from bot.usage.limits import LIMITED_LEG, LimitFacts, LimitReached, admit
 from bot.usage.record import record_usage
-from providers.endpoint_check import EndpointPolicy
 from providers.i18n import t
 from providers.types import ChatRequest
-from stream.limits import StreamLimits
 from stream.sink import SinkError
 
 log = logging.getLogger(__name__)
@@ -262,8 +260,7 @@ class Answering:
                            channel_id=place.channel_id, locale=question.locale, sink=sink,
                            budget=services.budgets.for_channel(place.channel_id), interrupt=answer.interrupt,
                            limits=answer_limits(settings), max_messages=settings.MAX_MESSAGES_PER_ANSWER,
-                           endpoint_policy=EndpointPolicy(allow_private=settings.ALLOW_PRIVATE_ENDPOINTS,
-                                                          reasoning_effort=settings.CUSTOM_REASONING_EFFORT),
+                           endpoint_policy=endpoint_policy(settings),
                            clients=services.clients, config=question.config, deadline=deadline,
                            shown=answer.shown, server_may_pay=server_may_pay)
 
@@ -298,10 +295,3 @@ class Answering:
             reasoning = Reasoning(result.thoughts, result.captured_blocks, provider, result.serving_provider,
                                   result.thoughts_cut)
             await post_thought_log(client, question.message.channel, channel_id, reasoning, ctx.locale)
-
-
-def answer_limits(settings: Settings) -> StreamLimits:
-    """The operator's bounds of one answer."""
-    return StreamLimits(first_content_seconds=settings.FIRST_TOKEN_DEADLINE_SECONDS,
-                        idle_seconds=settings.ANSWER_IDLE_SECONDS, total_seconds=settings.ANSWER_DEADLINE_SECONDS,
-                        max_calls=settings.MAX_TOOL_CALLS_PER_RESPONSE, max_thought_chars=settings.MAX_REASONING_CHARS)

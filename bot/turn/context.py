@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from bot.answers import Shown
 from bot.config_cache import ConfigSnapshot
+from bot.settings import Settings
 from providers.client_pool import ClientPool
 from providers.endpoint_check import EndpointPolicy
 from stream.buffer import MAX_MESSAGES
@@ -59,3 +60,16 @@ class TurnContext:
             return self.limits
         left = max(0.0, self.deadline - asyncio.get_running_loop().time())
         return dataclasses.replace(self.limits, total_seconds=min(self.limits.total_seconds, left))
+
+
+def answer_limits(settings: Settings) -> StreamLimits:
+    """The operator's bounds of one answer, for every place that runs a turn."""
+    return StreamLimits(first_content_seconds=settings.FIRST_TOKEN_DEADLINE_SECONDS,
+                        idle_seconds=settings.ANSWER_IDLE_SECONDS, total_seconds=settings.ANSWER_DEADLINE_SECONDS,
+                        max_calls=settings.MAX_TOOL_CALLS_PER_RESPONSE, max_thought_chars=settings.MAX_REASONING_CHARS)
+
+
+def endpoint_policy(settings: Settings) -> EndpointPolicy:
+    """Which addresses a custom endpoint may reach, as the operator set it."""
+    return EndpointPolicy(allow_private=settings.ALLOW_PRIVATE_ENDPOINTS,
+                          reasoning_effort=settings.CUSTOM_REASONING_EFFORT)

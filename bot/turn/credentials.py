@@ -191,8 +191,12 @@ class EnvironmentCredentials:
         return TurnRoute((Leg("server", (target,)),), operator_default=True)
 
     async def pool(self, config: ConfigSnapshot, leg: Leg, target: ModelTarget) -> list[KeyLease]:
-        return [KeyLease(KeyRef("environment", fingerprint(s)), mask(s), s)
-                for s in self._settings.default_text_api_keys()]
+        """The configured keys in order; a `custom` default without keys is a keyless
+        endpoint (a local model server), asked without a key as with a database."""
+        secrets = self._settings.default_text_api_keys()
+        if not secrets and target.provider == "custom" and target.base_url:
+            return [KEYLESS_LEASE]
+        return [KeyLease(KeyRef("environment", fingerprint(s)), mask(s), s) for s in secrets]
 
     async def succeeded(self, lease: KeyLease) -> None:
         """No database: nothing to record."""
