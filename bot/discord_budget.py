@@ -13,9 +13,10 @@ every request. This module is the process's share of that budget, with prioritie
   is left) it is refused with `BudgetBusy` and a hint of when to try again; the delivery
   edits later with the newest text instead of sending a stale one late.
 
-The window is a sliding log of our own departures, one second plus a safety margin
-(requests leave in order but may arrive closer together), so any one-second window
-Discord might count holds at most the budget. A request counts from when it was let go
+The window is a sliding log of our own departures (`stream.window.SlidingLog`, the
+window each channel's budget keeps too), one second plus a safety margin (requests
+leave in order but may arrive closer together), so any one-second window Discord might
+count holds at most the budget. A request counts from when it was let go
 and again, once it is back (`settle`), from its return: under load it may leave the
 process late, and its slot must not free before Discord's count of it ends. A token
 bucket would let a full bucket and its refill land in the same second.
@@ -35,14 +36,13 @@ import heapq
 import itertools
 import logging
 import math
-from bisect import insort
-from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import TYPE_CHECKING
 
 from stream.clock import Clock, MonotonicClock
+from stream.window import SlidingLog
 
 if TYPE_CHECKING:
     from bot.settings import Settings
@@ -124,7 +124,7 @@ class GlobalBudget:
         self.span = self.window + margin
         self.interim_capacity = max(1, self.capacity - max(1, round(self.capacity * URGENT_SHARE)))
         self._clock: Clock = clock or MonotonicClock()
-        self._times: deque[float] = deque()
+        self._log = SlidingLog(self.span)
         self._waiters: list[_Waiter] = []
         self._queued = 0
         self._seq = itertools.count()
@@ -136,12 +136,7 @@ class GlobalBudget:
 
     def _free_in(self, now: float, capacity: int) -> float:
         """Seconds until a request of `capacity`'s class may leave (0: now)."""
-        times = self._times
-        while times and times[0] <= now - self.span:
-            times.popleft()
-        if len(times) < capacity:
-            return 0.0
-        return max(0.0, times[len(times) - capacity] + self.span - now)
+        return self._log.free_in(now, capacity) or 0.0  # nothing is on its way here: never None
 
     def _head(self) -> _Waiter | None:
         while self._waiters and self._waiters[0].gone:
@@ -154,7 +149,7 @@ class GlobalBudget:
         delay = self._free_in(now, self.interim_capacity)
         queued = self.waiting
         if delay <= 0 and not queued:
-            self._times.append(now)
+            self._log.add(now)
             return Departure(now)
         # The queue ahead leaves at about the window's pace; never hint less than one slot.
         slot = self.window / self.capacity
@@ -167,7 +162,7 @@ class GlobalBudget:
         clock = self._clock
         started = clock.now()
         if self._head() is None and self._free_in(started, self.capacity) <= 0:
-            self._times.append(started)
+            self._log.add(started)
             return Departure(started)
         waiter = _Waiter(int(priority), next(self._seq))
         heapq.heappush(self._waiters, waiter)
@@ -186,11 +181,8 @@ class GlobalBudget:
         Unlike a channel's budget (stream/pacing.py), a request on its way does not hold
         its slot past the window: the end is seen through aiohttp's trace, and a request
         whose end it never reported must not shrink the budget for good."""
-        try:
-            self._times.remove(departure.at)
-        except ValueError:
-            pass  # on its way longer than the window: counted from now all the same
-        insort(self._times, self._clock.now())
+        self._log.discard(departure.at)  # on its way longer than the window: counted from now all the same
+        self._log.add(self._clock.now())
 
     async def _wait_turn(self, waiter: _Waiter) -> float:
         """The head of the queue sleeps until a slot frees; the others wait to become head."""
@@ -208,7 +200,7 @@ class GlobalBudget:
             heapq.heappop(self._waiters)
             waiter.gone = True
             self._queued -= 1
-            self._times.append(now)
+            self._log.add(now)
             self._wake_head()
             return now
 

@@ -1,10 +1,10 @@
 """How soon the next message operation may go out in a channel without a 429.
 
 Discord allows about 5 message edits per 5 seconds per channel. The budget keeps a
-log of our own operations (a sliding window, stricter than Discord's fixed window, with
-a safety margin for network jitter), spreads ordinary edits evenly, and keeps `reserve`
-slots that only mandatory operations (a message's final edit, the first reply) may use,
-so the final edit is never starved. When the sink reports rate-limit headers, they
+log of our own operations (`stream.window.SlidingLog`, the window the bot-wide REST
+budget keeps too), spreads ordinary edits evenly, and keeps `reserve` slots that only
+mandatory operations (a message's final edit, the first reply) may use, so the final
+edit is never starved. When the sink reports rate-limit headers, they
 tighten the estimate: an exhausted bucket waits for its reset.
 
 Pure arithmetic on the times it is given: no clock is read here.
@@ -12,11 +12,10 @@ Pure arithmetic on the times it is given: no clock is read here.
 
 from __future__ import annotations
 
-from bisect import insort
-from collections import deque
 from dataclasses import dataclass, field
 
 from stream.sink import RateLimitInfo
+from stream.window import SlidingLog
 
 DEFAULT_LIMIT = 5
 DEFAULT_WINDOW = 5.0
@@ -38,26 +37,26 @@ class EditBudget:
     window: float = DEFAULT_WINDOW
     reserve: int = DEFAULT_RESERVE
     margin: float = SAFETY_MARGIN
-    _times: deque[float] = field(default_factory=deque)  # when settled operations came back
+    _log: SlidingLog = field(init=False)  # when settled operations came back
     _on_the_way: int = 0
     _last_start: float | None = None
     _header_remaining: int | None = None
     _header_reset_at: float | None = None
 
+    def __post_init__(self) -> None:
+        self._log = SlidingLog(self.window + self.margin)
+
     def delay(self, now: float, *, mandatory: bool = False) -> float:
         """Seconds to wait before the next operation (0 when it may go now)."""
-        span = self.window + self.margin
-        times = self._times
-        while times and times[0] <= now - span:
-            times.popleft()
+        log, span = self._log, self._log.span
         allowed = self.limit if mandatory else max(1, self.limit - self.reserve)
-        used = len(times) + self._on_the_way
-        wait = 0.0
-        if used >= allowed:
-            leaving = used - allowed + 1  # operations that must leave the window first
-            # Operations on their way fill it: look again once one may have come back.
-            wait = times[leaving - 1] + span - now if leaving <= len(times) else self.margin
-        last = max(times[-1] if times else -span, self._last_start if self._last_start is not None else -span)
+        wait = log.free_in(now, allowed, self._on_the_way)
+        if wait is None:  # operations on their way fill it: look again once one may have come back
+            wait = self.margin
+        used = len(log) + self._on_the_way
+        newest = log.newest()
+        last = max(newest if newest is not None else -span,
+                   self._last_start if self._last_start is not None else -span)
         if not mandatory and used:
             # Spread ordinary edits evenly instead of bursting the budget.
             wait = max(wait, last + span / allowed - now)
@@ -81,7 +80,7 @@ class EditBudget:
     def settle(self, now: float) -> None:
         """An operation started earlier came back now (it arrived no later): it counts from now."""
         self._on_the_way = max(0, self._on_the_way - 1)
-        insort(self._times, now)
+        self._log.add(now)
 
     def forget(self) -> None:
         """An operation started earlier never left (a skipped interim edit): free its slot."""
