@@ -36,7 +36,7 @@ if str(ROOT) not in sys.path:
 import discord  # noqa: E402
 from harness import Figures, time_await  # noqa: E402
 
-from bot.discord_sink import DiscordMessageSink  # noqa: E402
+from bot.edge.sink import DiscordMessageSink  # noqa: E402
 from providers import ChatRequest, Message, create_adapter, normalized_stream  # noqa: E402
 from providers.types import ProcessedChunk  # noqa: E402
 from stream.buffer import STREAMING_INDICATOR, MessageDelivery  # noqa: E402

@@ -63,7 +63,7 @@ def main() -> int:
         return 2
     discord.utils.setup_logging(level=logging.getLevelNamesMapping()[settings.LOG_LEVEL], root=True)
     logging.getLogger("alembic.runtime.plugins").setLevel(max(logging.WARNING, logging.getLogger().level))
-    from bot.discord_urls import apply_discord_urls
+    from bot.edge.urls import apply_discord_urls
 
     apply_discord_urls(settings)
     try:
@@ -160,7 +160,7 @@ def built_bot(settings: Settings, engine: AsyncEngine) -> LLMBot:
 
 async def serve_discord(bot: LLMBot, settings: Settings) -> None:
     from bot.db.engine import describe_database_failure
-    from bot.invite import MESSAGE_CONTENT_MISSING
+    from bot.edge.invite import MESSAGE_CONTENT_MISSING
     from bot.lifecycle import serve
 
     assert settings.DISCORD_TOKEN is not None

@@ -10,16 +10,16 @@ from discord.ext import commands
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot import migrate
-from bot.answers import RunningAnswers
-from bot.config_cache import ConfigCache
 from bot.db.engine import create_engine, pool_size_for
-from bot.discord_budget import budget_from_settings
-from bot.observability import Observability, discord_http_trace
+from bot.edge.budget import budget_from_settings
+from bot.load.answers import RunningAnswers
+from bot.load.config_cache import ConfigCache
+from bot.load.observability import Observability, discord_http_trace
+from bot.load.turn_queue import TurnQueue
+from bot.load.write_behind import WriteBehind
 from bot.settings import Settings, resolve_encryption_keys
 from bot.turn import Credentials, DatabaseCredentials, EnvironmentCredentials
-from bot.turn_queue import TurnQueue
 from bot.vault import Vault
-from bot.write_behind import WriteBehind
 from providers.client_pool import ClientPool
 
 log = logging.getLogger(__name__)
@@ -88,7 +88,7 @@ class LLMBot(commands.AutoShardedBot):
         self.settings: Settings = settings
         self.engine: AsyncEngine = engine or create_engine(
             settings.DATABASE_URL, pool_size=pool_size_for(settings.MAX_CONCURRENT_ANSWERS, settings.DATABASE_POOL_SIZE))
-        # Configuration read once per change (`bot.config_cache`); its sessions are the bot's.
+        # Configuration read once per change (`bot.load.config_cache`); its sessions are the bot's.
         self.config = ConfigCache(self.engine, settings)
         self.sessions: async_sessionmaker[AsyncSession] = self.config.sessions
         # Key health and usage, written in batches off the answer's path.
@@ -115,7 +115,7 @@ class LLMBot(commands.AutoShardedBot):
         self.config.start()  # other processes' settings changes, polled
         for module in COG_MODULES:
             await self.load_extension(module)
-        from bot.translator import BabelTranslator
+        from bot.edge.translator import BabelTranslator
 
         # Command names/descriptions go out localized; nothing syncs unless asked.
         await self.tree.set_translator(BabelTranslator())

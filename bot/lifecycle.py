@@ -14,8 +14,8 @@ import logging
 import signal
 
 from bot.app import LLMBot
-from bot.heap import settle_heap
-from bot.invite import invite_url
+from bot.edge.invite import invite_url
+from bot.load.heap import settle_heap
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +32,7 @@ async def serve(bot: LLMBot, token: str) -> None:
         await bot.login(token)  # what bot.start does first; the application id is known after it
         if bot.application_id is not None:
             log.info("invite the bot to a server with: %s", invite_url(bot.application_id))
-        settle_heap()  # start-up is done: its objects stay for good (bot/heap.py)
+        settle_heap()  # start-up is done: its objects stay for good (bot/load/heap.py)
         running = asyncio.create_task(bot.connect())
         waiting = asyncio.create_task(stopping.wait())
         done, _ = await asyncio.wait({running, waiting}, return_when=asyncio.FIRST_COMPLETED)

@@ -1,6 +1,6 @@
 """Where delivered text goes: the `MessageSink` protocol and the neutral embed shape.
 
-`stream/` never imports discord.py; `bot/discord_sink.py` implements this protocol with
+`stream/` never imports discord.py; `bot/edge/sink.py` implements this protocol with
 discord.py and tests may implement it over the fake Discord.
 """
 

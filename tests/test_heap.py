@@ -11,7 +11,7 @@ import sys
 
 CHILD = """
 import gc, json, weakref
-from bot.heap import YOUNG_THRESHOLD, settle_heap
+from bot.load.heap import YOUNG_THRESHOLD, settle_heap
 
 class Node:
     pass

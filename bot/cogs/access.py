@@ -1,6 +1,6 @@
 """`/channels ...` (where the bot answers) and `/access ...` (for whom), Manage Server only.
 
-The decision itself is `bot.admission`; these commands only store what managers chose.
+The decision itself is `bot.question.admission`; these commands only store what managers chose.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from discord import app_commands
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.cogs.base import MANAGE_SERVER, ConfigCog, ManagerGroup, reply, send, text
+from bot.edge.translator import lstr
 from bot.repo.controls import (
     GuildControls,
     add_access_rule,
@@ -22,7 +23,6 @@ from bot.repo.controls import (
     set_channel_mode,
     set_channel_rule,
 )
-from bot.translator import lstr
 
 if TYPE_CHECKING:
     from bot.app import LLMBot

@@ -21,6 +21,7 @@ from bot.cogs.base import (
     send,
     text,
 )
+from bot.edge.translator import lstr
 from bot.repo import ActiveRoute
 from bot.repo.conversation import (
     MAX_HISTORY_MESSAGES,
@@ -31,7 +32,6 @@ from bot.repo.conversation import (
 )
 from bot.repo.routes import keyless_targets
 from bot.settings import Settings
-from bot.translator import lstr
 from bot.usage.report import settings_lines
 
 if TYPE_CHECKING:

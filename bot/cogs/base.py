@@ -16,9 +16,9 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.discord_limits import MESSAGE_LIMIT
+from bot.edge.limits import MESSAGE_LIMIT
+from bot.edge.translator import lstr
 from bot.repo import KeyHealth, RepositoryError
-from bot.translator import lstr
 from bot.vault import VaultError
 from providers import KNOWN_PROVIDERS
 from providers.i18n import t

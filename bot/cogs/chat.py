@@ -5,7 +5,7 @@ that addresses the bot into a question, checks it, waits its turn and answers it
 through the generation turn (`bot.turn.run_generation_turn`). The model may call the
 built-in tools (`bot.tools`), which see only the message's channel. `/stop` ends the
 caller's latest answer in the channel, or — for members who may manage messages —
-every answer there (`bot.answers`: an answer is stoppable from the moment it is admitted).
+every answer there (`bot.load.answers`: an answer is stoppable from the moment it is admitted).
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.answers import RunningAnswer
 from bot.cogs.base import reply
+from bot.edge.translator import lstr
+from bot.load.answers import RunningAnswer
 from bot.question.context import Services
 from bot.question.flow import Answering
 from bot.tools import default_registry
-from bot.translator import lstr
 from stream.pacing import ChannelBudgets
 
 log = logging.getLogger(__name__)

@@ -11,7 +11,7 @@ import logging
 import discord
 
 from bot.cogs.base import answer_failure, reply
-from bot.discord_limits import (
+from bot.edge.limits import (
     MODAL_TITLE_LIMIT,
     TEXT_INPUT_LABEL_LIMIT,
     TEXT_INPUT_PLACEHOLDER_LIMIT,

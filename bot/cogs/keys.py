@@ -26,8 +26,8 @@ from bot.cogs.base import (
     text,
 )
 from bot.cogs.forms import KeyModal
-from bot.discord_limits import AUTOCOMPLETE_CHOICES_LIMIT
-from bot.translator import lstr
+from bot.edge.limits import AUTOCOMPLETE_CHOICES_LIMIT
+from bot.edge.translator import lstr
 from bot.vault import install_log_redaction
 from providers.i18n import t
 

@@ -11,8 +11,8 @@ import discord
 from discord import app_commands
 
 from bot.cogs.base import MANAGE_SERVER, ConfigCog, ManagerGroup, require_manager, send, text
+from bot.edge.translator import lstr
 from bot.repo.usage import get_limits, prices_of, set_limits, usage_by
-from bot.translator import lstr
 from bot.usage.report import REPORT_DAYS, limit_lines, usage_lines
 
 if TYPE_CHECKING:

@@ -20,9 +20,9 @@ from bot.cogs.base import (
     text,
 )
 from bot.cogs.endpoint import shown_url, validated_endpoint
+from bot.edge.translator import lstr
 from bot.repo.params import set_params
 from bot.repo.usage import set_price
-from bot.translator import lstr
 from bot.usage.report import params_lines
 
 if TYPE_CHECKING:

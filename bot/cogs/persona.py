@@ -20,14 +20,14 @@ from bot.cogs.base import (
     text,
 )
 from bot.cogs.forms import MODAL_TIMEOUT, ConfigModal
-from bot.discord_limits import (
+from bot.edge.limits import (
     MODAL_TITLE_LIMIT,
     TEXT_INPUT_LABEL_LIMIT,
     TEXT_INPUT_PLACEHOLDER_LIMIT,
 )
-from bot.persona import persona_channel_id
+from bot.edge.translator import lstr
+from bot.question.persona import persona_channel_id
 from bot.repo.controls import MAX_PERSONA_LENGTH, clear_persona, get_persona, set_persona
-from bot.translator import lstr
 from providers.i18n import t
 
 if TYPE_CHECKING:

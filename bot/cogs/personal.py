@@ -16,8 +16,8 @@ from discord import app_commands
 from bot import repo
 from bot.cogs.base import SCOPE_CHOICES, ConfigCog, reply, send, text
 from bot.cogs.forms import KeyModal
+from bot.edge.translator import lstr
 from bot.repo.usage import usage_by
-from bot.translator import lstr
 from bot.usage.report import REPORT_DAYS, usage_lines
 from bot.vault import install_log_redaction
 from providers import KNOWN_PROVIDERS

@@ -6,7 +6,7 @@ argument, so it is moved there.
 
 The connection pool is sized for the answers the bot admits at once
 (MAX_CONCURRENT_ANSWERS, `pool_size_for`): configuration comes from the process's cache
-(`bot.config_cache`) and key health and usage are written in batches (`bot.write_behind`),
+(`bot.load.config_cache`) and key health and usage are written in batches (`bot.load.write_behind`),
 so a turn holds a connection only for a statement or two, mostly when a server's
 configuration is first read. One connection per twenty admitted answers (at least 5, at
 most 50) stays open and as many again may open in a burst; DATABASE_POOL_SIZE overrides it. A SQLite file

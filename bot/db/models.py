@@ -40,7 +40,7 @@ class Server(Base):
 
 # ---- configuration -------------------------------------------------------------------
 # Every row that several shard processes must agree on (configuration, key health,
-# cool-downs) lives here. Processes keep copies of configuration (`bot.config_cache`),
+# cool-downs) lives here. Processes keep copies of configuration (`bot.load.config_cache`),
 # dropped when a write bumps its scope's stamp (`ConfigVersion` below).
 
 
@@ -369,7 +369,7 @@ class ConfigVersion(Base):
     """The stamp of one scope's settings ("server": a guild id, "member": a user id),
     taken from `ConfigClock` in the transaction of every settings write; processes poll
     the stamps above the last one they saw to drop their cached copies
-    (`bot.config_cache`)."""
+    (`bot.load.config_cache`)."""
 
     __tablename__ = "config_versions"
 

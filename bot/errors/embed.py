@@ -1,13 +1,13 @@
 """The error embed as a neutral `EmbedSpec`, in the reader's locale, inside Discord's limits.
 
 `error_embed(error, scene)` is the one entry point a turn calls; the spec goes through
-the stream's `MessageSink.send_embed`, and `bot.error_embed.embed_from_spec` turns the
+the stream's `MessageSink.send_embed`, and `bot.edge.embeds.embed_from_spec` turns the
 same spec into a `discord.Embed`, so the layout lives in one place.
 """
 
 from __future__ import annotations
 
-from bot.discord_limits import (
+from bot.edge.limits import (
     EMBED_DESCRIPTION_LIMIT,
     EMBED_FIELD_COUNT_LIMIT,
     EMBED_FIELD_NAME_LIMIT,

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from bot.discord_limits import EMBED_DESCRIPTION_LIMIT
+from bot.edge.limits import EMBED_DESCRIPTION_LIMIT
 from bot.errors.tables import (
     DISABLE_PERSONAL_OVERRIDE,
     RATE_LIMIT_ALL_KEYS_TITLE,
@@ -157,7 +157,7 @@ def public_detail(error: ProviderError) -> bool:
     """Whether the provider's own words may be shown in the channel. A custom endpoint is
     whatever address a manager typed: its error body may be an internal service's reply
     (an intranet page, a metadata document), so it goes only to the managers' thought-log
-    channel (`bot.thought_log.post_error_detail`), never into the public embed."""
+    channel (`bot.question.thought_log.post_error_detail`), never into the public embed."""
     return error.provider != "custom"
 
 

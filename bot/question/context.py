@@ -1,7 +1,7 @@
 """One question, as it arrives: built once from the Discord message, read by every later step.
 
 A `Question` holds the message's facts (who, where, locale, what it replies to, files),
-the one read of the configuration it needs (`bot.config_cache.read_config`: the server's
+the one read of the configuration it needs (`bot.load.config_cache.read_config`: the server's
 settings and the asker's own, with one failure policy) and a `reply` for the one-line
 localized answers. The bot's parts a question uses (`Services`) are handed in
 explicitly, as discord.py's examples hand a bot's dependencies to its cogs: no step
@@ -17,15 +17,15 @@ from typing import Any
 import discord
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.answers import RunningAnswers
-from bot.config_cache import ConfigCache, ConfigSnapshot, read_config
-from bot.discord_sink import DiscordMessageSink
-from bot.error_embed import locale_for_message
+from bot.edge.embeds import locale_for_message
+from bot.edge.sink import DiscordMessageSink
+from bot.load.answers import RunningAnswers
+from bot.load.config_cache import ConfigCache, ConfigSnapshot, read_config
+from bot.load.turn_queue import TurnQueue
+from bot.load.write_behind import WriteBehind
 from bot.settings import Settings
 from bot.tools import ToolRegistry
 from bot.turn import Credentials
-from bot.turn_queue import TurnQueue
-from bot.write_behind import WriteBehind
 from providers.client_pool import ClientPool
 from providers.i18n import t
 from stream.pacing import ChannelBudgets

@@ -7,7 +7,7 @@
    still streaming here stops (a follow-up), the per-member cap, then the limits of
    whoever pays. The answer is registered the moment the cap admits it, so the cap,
    `/stop`, follow-ups and shutdown see it from then on.
-3. **Wait** for a turn (`bot.turn_queue`), "typing…" shown once while waiting.
+3. **Wait** for a turn (`bot.load.turn_queue`), "typing…" shown once while waiting.
 4. **Prepare**: the history, the request (files downloaded), the thread.
 5. **Turn** (`bot.turn.run_generation_turn`) under one deadline for the whole answer.
 6. **Bookkeeping**: the answer's parts recorded, the left-out note, the thought log,
@@ -24,22 +24,27 @@ from dataclasses import dataclass
 
 import discord
 
-from bot.admission import REFUSAL_KEYS, RefusalThrottle, decide_question
-from bot.answers import RunningAnswer
-from bot.bookkeeping import AnswerWrite
-from bot.conversation import addresses_bot, build_request, strip_bot_mention
-from bot.discord_sink import DiscordMessageSink
-from bot.history import History, Recall, conversation_history, say_left_out
+from bot.edge.sink import DiscordMessageSink
+from bot.load.answers import RunningAnswer
+from bot.load.bookkeeping import AnswerWrite
+from bot.load.turn_queue import answer_in_turn
+from bot.question.admission import REFUSAL_KEYS, RefusalThrottle, decide_question
 from bot.question.context import Question, Services, arrive
+from bot.question.conversation import addresses_bot, build_request, strip_bot_mention
+from bot.question.history import History, Recall, conversation_history, say_left_out
+from bot.question.thought_log import (
+    Reasoning,
+    configured_channel_id,
+    post_error_detail,
+    post_thought_log,
+)
+from bot.question.threads import AnswerPlace, ThreadOpener, in_thread_of_bot, threads_on
 from bot.repo.conversation import DEFAULT_HISTORY_MESSAGES
 from bot.repo.usage import Limits
-from bot.thought_log import Reasoning, configured_channel_id, post_error_detail, post_thought_log
-from bot.threads import AnswerPlace, ThreadOpener, in_thread_of_bot, threads_on
 from bot.tools import ToolContext, ToolLoop
 from bot.turn import Credentials, TurnContext, TurnOutcome, TurnRoute, run_generation_turn
 from bot.turn.context import answer_limits, endpoint_policy
 from bot.turn.notices import blocked_key
-from bot.turn_queue import answer_in_turn
 from bot.usage.limits import LIMITED_LEG, LimitFacts, LimitReached, admit
 from bot.usage.record import record_usage
 from providers.i18n import t

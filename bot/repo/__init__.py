@@ -2,7 +2,7 @@
 
 Nothing here caches in process memory: every read goes to the database. Settings writes
 (`@config_write`, `bot.repo.versions`) stamp their server or member in the same
-transaction, which is how the processes' configuration caches (`bot.config_cache`) learn
+transaction, which is how the processes' configuration caches (`bot.load.config_cache`) learn
 that their copies are stale.
 """
 

@@ -123,7 +123,7 @@ async def keyless_targets(session: AsyncSession, settings: Settings, guild_id: i
 class ServerFacts:
     """What route decisions read of one server (or of a DM: `guild_id` None): its stored
     settings, the providers it stored keys for, whether it configured nothing at all, and
-    its model chain. Read at once by `server_facts`; kept by `bot.config_cache`."""
+    its model chain. Read at once by `server_facts`; kept by `bot.load.config_cache`."""
 
     guild_id: int | None
     stored: ServerSettings | None

@@ -11,7 +11,7 @@ rare and short, so that one lock costs nothing noticeable.
 A write function declares itself with `@config_write(scope, id_argument)`; the stamp is
 taken after its body succeeded. The session remembers what it bumped
 (`session.info[BUMPED]`) so this process drops its own cached copies at commit
-(`bot.config_cache`), without waiting for its next poll.
+(`bot.load.config_cache`), without waiting for its next poll.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
-from bot.config_cache import ConfigSnapshot
+from bot.load.config_cache import ConfigSnapshot
 from bot.repo import KeyLease, ModelTarget
 from bot.turn.credentials import Credentials, Leg, TurnRoute
 from bot.turn.policy import Step, plan_next

@@ -8,8 +8,8 @@ import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from bot.answers import Shown
-from bot.config_cache import ConfigSnapshot
+from bot.load.answers import Shown
+from bot.load.config_cache import ConfigSnapshot
 from bot.settings import Settings
 from providers.client_pool import ClientPool
 from providers.endpoint_check import EndpointPolicy

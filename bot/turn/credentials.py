@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Literal, Protocol
 
 from sqlalchemy.exc import SQLAlchemyError
 
-from bot.bookkeeping import KeyFailure, KeySuccess
-from bot.config_cache import ConfigCache, ConfigSnapshot, is_busy
+from bot.load.bookkeeping import KeyFailure, KeySuccess
+from bot.load.config_cache import ConfigCache, ConfigSnapshot, is_busy
+from bot.load.write_behind import WriteBehind
 from bot.repo import ActiveRoute, KeyLease, KeyRef, ModelTarget, PersonalInfo
 from bot.repo.keys import KEYLESS_LEASE, KeyPool, usable_leases
 from bot.repo.personal import personal_lease
@@ -27,7 +28,6 @@ from bot.repo.routes import active_route_of, environment_target, pool_source
 from bot.settings import Settings
 from bot.turn.key_use import KeyUse
 from bot.vault import Vault, VaultError, fingerprint, last4, mask, masked_tail
-from bot.write_behind import WriteBehind
 from providers.log_safe import loggable
 
 if TYPE_CHECKING:
@@ -111,8 +111,8 @@ class Credentials(Protocol):
 
 
 class DatabaseCredentials:
-    """Route and pools from the configuration cache (`bot.config_cache`, read from the
-    database once per change), key health written in batches (`bot.write_behind`)."""
+    """Route and pools from the configuration cache (`bot.load.config_cache`, read from the
+    database once per change), key health written in batches (`bot.load.write_behind`)."""
 
     def __init__(self, config: ConfigCache, vault: Vault, writes: WriteBehind,
                  clock: Callable[[], datetime] = utc_now) -> None:

@@ -1,6 +1,6 @@
 """What this process did with keys since its configuration cache last read them.
 
-Key health is written in batches (`bot.write_behind`), so the cached pool may not show
+Key health is written in batches (`bot.load.write_behind`), so the cached pool may not show
 yet what this process just did. `KeyUse` fills the gap: a rest set here applies to the
 next lease at once, and keys used here go to the back of the line, so turns rotate
 through a pool instead of all taking its first key.

@@ -14,7 +14,7 @@ from babel import Locale, UnknownLocaleError
 from babel.units import format_unit
 
 from bot.errors import ErrorScene, error_embed
-from bot.metrics import DELIVERY_FAILURE_KINDS, DELIVERY_FAILURES, closed_label
+from bot.load.metrics import DELIVERY_FAILURE_KINDS, DELIVERY_FAILURES, closed_label
 from bot.turn.attempts import target_label
 from bot.turn.context import TurnContext
 from providers.i18n import normalize_locale, t

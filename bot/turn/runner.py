@@ -21,7 +21,7 @@ from typing import Any
 
 from bot.errors import ErrorScene
 from bot.errors.presentation import private_detail
-from bot.metrics import DATABASE_ERRORS, observe_first_content
+from bot.load.metrics import DATABASE_ERRORS, observe_first_content
 from bot.repo import ModelTarget
 from bot.tools.loop import ToolLoop
 from bot.turn.attempts import Attempt, AttemptPlan, AttemptRecord, open_adapter, target_label

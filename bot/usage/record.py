@@ -2,7 +2,7 @@
 
 The row says who asked, where, which model, whose key paid (the member's own, the
 server's, or the operator's environment default) and the UTC day. The write is queued
-(`bot.write_behind`): a failure there is logged and counted and never reaches the
+(`bot.load.write_behind`): a failure there is logged and counted and never reaches the
 member, whose answer is already on screen.
 """
 
@@ -12,12 +12,12 @@ import dataclasses
 import logging
 from datetime import UTC, datetime
 
-from bot.bookkeeping import UsageWrite
+from bot.load.bookkeeping import UsageWrite
+from bot.load.write_behind import WriteBehind
 from bot.repo.routes import ServerRoute
 from bot.repo.usage import UsageAdd, UsageKey
 from bot.turn.context import TurnContext
 from bot.usage.tokens import TokenCounts, counts_for
-from bot.write_behind import WriteBehind
 from providers.types import ChatRequest
 
 log = logging.getLogger(__name__)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from bot.bookkeeping import UsageWrite
+from bot.load.bookkeeping import UsageWrite
 from bot.repo.usage import UsageAdd, UsageKey
 from bot.usage.tokens import TokenCounts, add_usage, counts_for
 from providers.types import Usage

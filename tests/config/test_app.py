@@ -5,7 +5,7 @@ from __future__ import annotations
 from cryptography.fernet import Fernet
 
 from bot.app import credentials_for
-from bot.config_cache import ConfigSnapshot
+from bot.load.config_cache import ConfigSnapshot
 from bot.settings import load_settings
 from bot.turn import DatabaseCredentials, EnvironmentCredentials
 from bot.vault import Vault

@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 from cryptography.fernet import Fernet
 
 from bot import repo
-from bot.config_cache import ConfigCache
+from bot.load.config_cache import ConfigCache
 from bot.repo.keys import KeyRef
 from bot.repo.params import set_params
 from bot.repo.versions import bump

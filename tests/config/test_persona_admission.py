@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.admission import MessageFacts, RefusalThrottle, channel_admits, decide
-from bot.persona import PromptFacts, fill, system_prompt_for
+from bot.question.admission import MessageFacts, RefusalThrottle, channel_admits, decide
+from bot.question.persona import PromptFacts, fill, system_prompt_for
 from bot.repo.controls import GuildControls
 
 FACTS = PromptFacts("Botty", "Guild", "general", "Alice", datetime(2026, 5, 6, 23, 30, tzinfo=timezone(timedelta(hours=9))))

@@ -9,15 +9,15 @@ from datetime import UTC, date, datetime, timedelta
 from prometheus_client import REGISTRY
 from sqlalchemy import event, func, select
 
-from bot.bookkeeping import AnswerWrite, KeyFailure, KeySuccess, UsageWrite
 from bot.db.engine import session_factory
 from bot.db.models import EnvironmentKeyHealth, UsageDay
+from bot.load.bookkeeping import AnswerWrite, KeyFailure, KeySuccess, UsageWrite
+from bot.load.write_behind import WriteBehind
 from bot.repo.common import ensure_server
 from bot.repo.conversation import RecordedAnswer, answer_of
 from bot.repo.keys import KeyRef
 from bot.repo.usage import UsageAdd, UsageKey
 from bot.usage.tokens import TokenCounts
-from bot.write_behind import WriteBehind
 
 COUNTS = TokenCounts(input_tokens=10, output_tokens=5, reasoning_tokens=2, cached_input_tokens=1, estimated=False)
 DAY = date(2026, 12, 2)

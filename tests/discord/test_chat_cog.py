@@ -9,13 +9,13 @@ from contextlib import asynccontextmanager
 import discord
 from discord.ext import commands
 
-from bot.answers import RunningAnswers
 from bot.app import credentials_for
 from bot.cogs.chat import ChatCog
-from bot.conversation import addresses_bot, strip_bot_mention
-from bot.history import dm_turns
+from bot.load.answers import RunningAnswers
+from bot.load.turn_queue import TurnQueue
+from bot.question.conversation import addresses_bot, strip_bot_mention
+from bot.question.history import dm_turns
 from bot.settings import Settings, load_settings
-from bot.turn_queue import TurnQueue
 from providers.i18n import t
 from providers.types import Message
 from tests.support.check_answers import answer_messages, assert_delivered, delivered

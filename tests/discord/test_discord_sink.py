@@ -7,9 +7,9 @@ import asyncio
 import discord
 import pytest
 
-from bot.discord_answered import held
-from bot.discord_sink import DiscordMessageSink
-from bot.observability import discord_http_trace
+from bot.edge.answered import held
+from bot.edge.sink import DiscordMessageSink
+from bot.load.observability import discord_http_trace
 from stream.sink import (
     EmbedSpec,
     MessageGone,

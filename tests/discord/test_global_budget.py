@@ -11,7 +11,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from bot.discord_budget import (
+from bot.edge.budget import (
     BudgetBusy,
     GlobalBudget,
     Priority,
@@ -279,7 +279,7 @@ async def test_answers_streaming_at_once_stay_within_a_low_global_limit(tmp_path
                     {words_without_fences(text) for _, text in shown} == expected
 
             await run.wait_for(all_final, timeout=90)
-            await run.wait_for(lambda: len(bot.answers) == 0)
+            await run.wait_for(lambda: len(bot.load.answers) == 0)
     assert fake.global_rate_limited == [] and fake.rate_limited == []
     for cid in fake.extra_channels:  # every final exact, and no edit ever went back to older text
         messages, _ = answer_text(fake, cid)

@@ -10,7 +10,7 @@ from pathlib import Path
 import aiohttp
 from prometheus_client.parser import text_string_to_metric_families
 
-from bot.observability import Observability, request_kind
+from bot.load.observability import Observability, request_kind
 from tests.support.check_answers import delivered, plain_answer_messages
 from tests.support.data_openai import openai_stream
 from tests.support.drive_discord_client import llmbot_factory, running_bot
@@ -94,7 +94,7 @@ async def test_metrics_show_the_answer_timings_and_shared_clients(
         await run.wait_for(lambda: len(plain_answer_messages(fake)) == 2
                            and "▌" not in plain_answer_messages(fake)[-1].content)
         assert list(bot.clients.shared().values()) == [shared] and not shared.is_closed
-        await run.wait_for(lambda: len(bot.answers) == 0)  # the turn ends just after its last edit
+        await run.wait_for(lambda: len(bot.load.answers) == 0)  # the turn ends just after its last edit
         after = await samples(port)
     assert [r.api_key for r in server.requests] == ["sk-pool-first", "sk-member-two"]
     assert shared.is_closed  # the bot closed its pool

@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from bot.invite import MESSAGE_CONTENT_MISSING
+from bot.edge.invite import MESSAGE_CONTENT_MISSING
 from tests.support.drive_discord_client import REPO_ROOT, bot_process
 from tests.support.fake_discord_server import BOT_TOKEN, FakeDiscord
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import discord
 
 from bot import migrate
-from bot.config_cache import ConfigCache, read_config
 from bot.db.engine import create_engine
+from bot.load.config_cache import ConfigCache, read_config
+from bot.question.thought_log import Reasoning, configured_channel_id, post_thought_log
 from bot.repo import set_thought_log_channel
 from bot.settings import Settings
-from bot.thought_log import Reasoning, configured_channel_id, post_thought_log
 from providers.types import ThoughtLogEntry
 from stream.capture import CapturedBlock
 from tests.support.drive_discord_client import fast_ready_kwargs, running_bot

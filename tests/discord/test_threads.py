@@ -153,7 +153,7 @@ async def test_without_thread_permission_the_answer_stays_in_the_channel_and_is_
     fake.forbid_threads(fake.channel_id)
     server.reply(openai_stream("Here instead.", piece=5))
     bot = make_bot()
-    caplog.set_level(logging.WARNING, logger="bot.threads")
+    caplog.set_level(logging.WARNING, logger="bot.question.threads")
     async with running_bot(fake, bot) as run:
         await configure_server(bot, fake, server)
         await threads_on(run, fake)

@@ -2,7 +2,7 @@
 
 discord.py sends interaction responses, follow-ups and edits of the original response
 through its webhook adapter, which sets no User-Agent (aiohttp's own default went out).
-The HTTP trace of `bot.observability` gives those the bot's. A real discord.py client
+The HTTP trace of `bot.load.observability` gives those the bot's. A real discord.py client
 against the local fake Discord, which records each request's User-Agent.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
-from bot.observability import discord_http_trace
+from bot.load.observability import discord_http_trace
 from tests.support.drive_discord_client import fast_ready_kwargs, running_bot
 from tests.support.fake_discord_server import FakeDiscord
 

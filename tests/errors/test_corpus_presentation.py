@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from bot.error_embed import embed_from_spec
+from bot.edge.embeds import embed_from_spec
 from bot.errors import ErrorScene, error_embed, resolve_presentation
 from bot.errors.tables import TITLE_KEYS
 from providers.errors import classify_error_body

@@ -1,7 +1,7 @@
 """Discord's limits have one definition each; every other module imports them.
 
 The stream layer defines the limits it needs itself (it cannot import the bot) and
-`bot.discord_limits` re-exports those. A module-level `..._LIMIT` name bound to one of
+`bot.edge.limits` re-exports those. A module-level `..._LIMIT` name bound to one of
 Discord's numbers anywhere else is a second definition that can drift.
 """
 
@@ -10,12 +10,12 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import bot.discord_limits as limits
+import bot.edge.limits as limits
 import stream.splitter
 import stream.thought_log
 
 ROOT = Path(__file__).resolve().parents[2]
-DEFINED_IN = {"bot/discord_limits.py", "stream/splitter.py", "stream/thought_log.py"}
+DEFINED_IN = {"bot/edge/limits.py", "stream/splitter.py", "stream/thought_log.py"}
 # Small counts (10 embeds per message) are too common a number to mean Discord.
 DISCORD_VALUES = {getattr(limits, name) for name in limits.__all__} - set(range(25))
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import discord
 import pytest
 
-from bot.discord_limits import EMBED_DESCRIPTION_LIMIT, EMBED_FIELD_VALUE_LIMIT, EMBED_TOTAL_LIMIT
-from bot.error_embed import (
+from bot.edge.embeds import (
     embed_from_spec,
     locale_for_interaction,
     locale_for_message,
     render_error_embed,
 )
+from bot.edge.limits import EMBED_DESCRIPTION_LIMIT, EMBED_FIELD_VALUE_LIMIT, EMBED_TOTAL_LIMIT
 from bot.errors import (
     ErrorPresentation,
     ErrorScene,

@@ -44,8 +44,12 @@ def tiny_project(tmp_path: Path) -> Path:
 
 
 def make(project: Path, *args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """`make` as an operator runs it: not nested in the `make test` that runs this suite
+    (a nested make names itself `make[1]` and inherits the outer one's flags)."""
+    outer = {"MAKELEVEL", "MAKEFLAGS", "MFLAGS", "MAKEOVERRIDES"}
+    base = {k: v for k, v in os.environ.items() if k not in outer}
     return subprocess.run([MAKE, "--no-print-directory", *args], cwd=project, capture_output=True,  # type: ignore[list-item]
-                          text=True, env={**os.environ, **(env or {})}, timeout=300)
+                          text=True, env={**base, **(env or {})}, timeout=300)
 
 
 # No package index at all: pip's config files and find-links are dropped (os.devnull as

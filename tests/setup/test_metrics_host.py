@@ -8,7 +8,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from bot.observability import Observability
+from bot.load.observability import Observability
 from tests.support.drive_discord_client import llmbot_factory
 
 

@@ -63,7 +63,7 @@ async def recorded(bot, message_id: str) -> None:
 
 # The answer is recorded when its turn ends, which can be a whole window after its last
 # message shows: discord.py holds the request that empties a channel's bucket until the
-# bucket resets (5 s). An edit returns once Discord answered (bot/discord_answered.py),
+# bucket resets (5 s). An edit returns once Discord answered (bot/edge/answered.py),
 # but a send, whose message the turn needs, waits for discord.py.
 RECORDED_WITHIN = 15.0
 

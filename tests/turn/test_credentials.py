@@ -8,14 +8,14 @@ from __future__ import annotations
 from cryptography.fernet import Fernet
 
 from bot import migrate, repo
-from bot.config_cache import ConfigCache, ConfigSnapshot, read_config
 from bot.db.engine import create_engine
+from bot.load.config_cache import ConfigCache, ConfigSnapshot, read_config
+from bot.load.write_behind import WriteBehind
 from bot.repo import KeyLease, KeyRef, ModelTarget
 from bot.settings import load_settings
 from bot.turn.attempts import open_adapter
 from bot.turn.credentials import DatabaseCredentials, EnvironmentCredentials
 from bot.vault import Vault
-from bot.write_behind import WriteBehind
 
 GUILD, MEMBER = 1001, 2002
 

@@ -57,7 +57,7 @@ async def test_an_unread_configuration_with_no_free_connection_says_busy_once(
     assert plain_answer_messages(fake)[0].content == t("chat.database_busy", "en")
     assert server.requests == []
     assert turn_errors() == counted + 1
-    read = [r for r in caplog.records if r.name == "bot.config_cache" and r.levelno >= logging.ERROR]
+    read = [r for r in caplog.records if r.name == "bot.load.config_cache" and r.levelno >= logging.ERROR]
     assert len(read) == 1 and "TimeoutError" in read[0].getMessage()  # the question's one read, logged once
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -125,23 +126,23 @@ def test_the_wait_the_provider_asked_for_sets_the_rate_limit_cool_down_and_is_bo
     error = body("openai", 429, "Rate limit reached", "rate_limit_exceeded")
     assert error.retry_after is None
     assert plan_next(error, now=NOW).cool_down_until == NOW + RATE_LIMIT_COOL_DOWN
-    error.retry_after = 7.5
+    error = replace(error, retry_after=7.5)
     assert plan_next(error, now=NOW).cool_down_until == NOW + timedelta(seconds=7.5)
-    error.retry_after = 1e300  # a bogus header must neither bench the key for ever nor overflow
+    error = replace(error, retry_after=1e300)  # a bogus header must neither bench the key for ever nor overflow
     assert plan_next(error, now=NOW).cool_down_until == NOW + MAX_RETRY_AFTER
-    error.retry_after = 0
+    error = replace(error, retry_after=0)
     assert plan_next(error, now=NOW).cool_down_until == NOW + RATE_LIMIT_COOL_DOWN
 
 
 def test_a_wait_never_shortens_a_billing_rest_and_never_rests_a_key_for_transient_failures():
     balance = body("deepseek", 402, "Insufficient Balance")
-    balance.retry_after = 3
+    balance = replace(balance, retry_after=3)
     assert plan_next(balance, now=NOW).cool_down_until == NOW + BALANCE_COOL_DOWN
     plan = body("zai", 429, "Your current subscription plan does not yet include access to GLM-5", "1311")
-    plan.retry_after = 3
+    plan = replace(plan, retry_after=3)
     assert plan_next(plan, now=NOW).cool_down_until == NOW + BALANCE_COOL_DOWN
     overloaded = body("anthropic", 529, "Overloaded", kind="overloaded_error")
-    overloaded.retry_after = 30
+    overloaded = replace(overloaded, retry_after=30)
     assert plan_next(overloaded, now=NOW).cool_down_until is None
     assert cool_down_for("overloaded", 30) is None and cool_down_for("not-a-kind", 30) is None
 

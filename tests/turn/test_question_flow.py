@@ -10,7 +10,7 @@ import asyncio
 import time
 from typing import Any
 
-from bot.config_cache import ConfigCache
+from bot.load.config_cache import ConfigCache
 from bot.repo.usage import take_message
 from providers.i18n import t
 from tests.support.check_answers import INDICATOR

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
-from bot.turn_queue import TurnQueue
+from bot.load.turn_queue import TurnQueue
 from providers.i18n import t
 from stream.interrupt import Interrupt
 from tests.support.check_answers import INDICATOR, plain_answer_messages

@@ -10,7 +10,7 @@ background task measures how late a short sleep wakes), the answers in flight, a
 discord.py's REST requests through an aiohttp trace (by kind of request and status,
 429s by the limit's scope; the route's ids never become labels).
 
-The same trace applies the global budget (`bot/discord_budget.py`): aiohttp awaits
+The same trace applies the global budget (`bot/edge/budget.py`): aiohttp awaits
 `on_request_start` callbacks in the caller's task before anything is sent
 (`ClientSession._request`), and discord.py sends every REST call of the bot through the
 one session it builds with this trace (`HTTPClient.static_login`), so each request waits
@@ -34,10 +34,10 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from sqlalchemy import text
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.answers import RunningAnswers
-from bot.discord_answered import response_arrived
-from bot.discord_budget import BudgetBusy, GlobalBudget, counts_against_global, current_priority
-from bot.metrics import (
+from bot.edge.answered import response_arrived
+from bot.edge.budget import BudgetBusy, GlobalBudget, counts_against_global, current_priority
+from bot.load.answers import RunningAnswers
+from bot.load.metrics import (
     ANSWERS_IN_FLIGHT,
     DISCORD_BUDGET_PRIORITIES,
     DISCORD_BUDGET_WAIT,

@@ -2,7 +2,7 @@
 and the request built from a question and the conversation before it.
 
 `build_request` is the one place a question becomes a `ChatRequest`: the conversation
-before it (`bot.history`: the reply chain with whole split answers, or a DM's recent
+before it (`bot.question.history`: the reply chain with whole split answers, or a DM's recent
 messages), the question itself, the persona, the server's generation settings and the
 operator's output-token cap.
 """
@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.attachments import question_message
-from bot.history import History, speaker, strip_bot_mention
-from bot.persona import persona_channel_id, system_prompt
+from bot.question.attachments import question_message
+from bot.question.history import History, speaker, strip_bot_mention
+from bot.question.persona import persona_channel_id, system_prompt
 from bot.usage.params import apply_params
 from providers import ChatRequest
 

@@ -26,7 +26,12 @@ import collections
 import concurrent.futures
 import ctypes
 
-from bot.attachment_files import DECODE_BUDGET_BYTES, OpenedImage, decode_opened, open_image
+from bot.question.attachment_files import (
+    DECODE_BUDGET_BYTES,
+    OpenedImage,
+    decode_opened,
+    open_image,
+)
 from providers.types import ImagePart
 
 # Two at once: a decode keeps one core busy (the GIL is released), so two use the two

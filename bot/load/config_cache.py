@@ -35,7 +35,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Session
 
 from bot.db.models import ConversationSettings, Persona
-from bot.metrics import database_error
+from bot.load.metrics import database_error
 from bot.repo.controls import GuildControls, read_controls
 from bot.repo.conversation import DEFAULT_HISTORY_MESSAGES
 from bot.repo.keys import KeyHealth, StoredKey, environment_key_health, server_key_rows

@@ -55,7 +55,7 @@ DISCORD_REQUESTS = Counter(
 DISCORD_RATE_LIMITS = Counter(
     "discord_rate_limited_total", "Discord 429 answers by request kind and limit scope", ["kind", "scope"]
 )
-# The global budget (bot/discord_budget.py): seconds a request waited for a slot, by its
+# The global budget (bot/edge/budget.py): seconds a request waited for a slot, by its
 # priority, and interim edits refused (skipped; the next edit carries the newer text).
 DISCORD_BUDGET_PRIORITIES = ("urgent", "routine")
 _BUDGET_BUCKETS = (0.005, 0.025, 0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0)

@@ -7,7 +7,7 @@ metadata such as a photo's location. Before any pixel is decoded, the header giv
 pixel count and what decoding will hold at its peak (`decode_cost`: a JPEG is drafted to
 the scale its output needs, the other formats are decoded whole), so a small file that
 inflates to gigabytes is refused. The size comes down by Pillow's box reduce and then
-Lanczos, and the image is turned upright on the small result. `bot.images` runs this in
+Lanczos, and the image is turned upright on the small result. `bot.question.images` runs this in
 worker threads within the process's decode budget; `prepare_image` is the same in the
 calling thread.
 """
@@ -31,7 +31,7 @@ MAX_LONG_SIDE = 1568  # pixels; larger images cost tokens without helping the mo
 MAX_IMAGE_BYTES = 10 * 1024 * 1024  # refused before downloading
 MAX_IMAGE_PIXELS = 40_000_000  # width × height, refused before decoding
 MAX_TEXT_BYTES = 100 * 1024
-# What the decodes of the whole process may hold at once (`bot.images` shares it out), so
+# What the decodes of the whole process may hold at once (`bot.question.images` shares it out), so
 # images add at most about 85 MB to the process. An image that would need more alone is
 # refused: at 4:3 a WebP is read to 4.6 megapixels (it cannot be drafted and Pillow holds
 # 16 bytes a pixel loading one), a PNG to 12.7 (a 4K screenshot, not a 5K one; 7 with
@@ -184,7 +184,7 @@ def decode_opened(opened: OpenedImage) -> ImagePart:
 
 def prepare_image(data: bytes) -> ImagePart:
     """The image decoded, upright, downscaled and re-encoded, in the calling thread (the bot
-    decodes through `bot.images`, off the event loop and within the process's budget)."""
+    decodes through `bot.question.images`, off the event loop and within the process's budget)."""
     return decode_opened(open_image(data))
 
 

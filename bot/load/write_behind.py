@@ -25,7 +25,7 @@ from sqlalchemy.exc import DBAPIError, OperationalError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.metrics import DATABASE_ERRORS, database_error
+from bot.load.metrics import DATABASE_ERRORS, database_error
 
 log = logging.getLogger(__name__)
 

@@ -2,11 +2,11 @@
 
 - A reply continues its reply chain. A reply to any message of the bot's split answer
   continues the whole answer: its parts are known to this process while it streams and
-  lately after (`bot.answers`) and recorded in the database (`bot.repo.conversation`),
+  lately after (`bot.load.answers`) and recorded in the database (`bot.repo.conversation`),
   so the answer is rebuilt from all its parts' current contents as one assistant turn
   and followed back through the question it answered.
 - A DM without a reply continues the recent DM messages (the last half hour).
-- In a thread the bot opened (`bot.threads`), the thread is the conversation: its
+- In a thread the bot opened (`bot.question.threads`), the thread is the conversation: its
   messages from the question it was opened on.
 - The server's history depth (`/settings history`) bounds the number of earlier
   messages (a whole answer counts as one); what was left out is counted, so the answer
@@ -27,7 +27,7 @@ from datetime import datetime, timedelta
 import discord
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.answers import RunningAnswers
+from bot.load.answers import RunningAnswers
 from bot.repo.conversation import MAX_HISTORY_MESSAGES, RecordedAnswer, answer_of
 from providers import Message
 from providers.i18n import t
@@ -67,7 +67,7 @@ def speaker(message: discord.Message) -> str | None:
 
 def user_text(message: discord.Message, bot_id: int) -> str:
     """A member's words; for a message of files only, which files (they travel with the
-    question: `bot.attachments`), so the turn is not empty."""
+    question: `bot.question.attachments`), so the turn is not empty."""
     text = strip_bot_mention(message.content, bot_id)
     if text or not message.attachments:
         return text

@@ -17,8 +17,8 @@ from typing import Any
 
 import discord
 
-from bot.config_cache import ConfigSnapshot
-from bot.discord_sink import DiscordMessageSink
+from bot.edge.sink import DiscordMessageSink
+from bot.load.config_cache import ConfigSnapshot
 from providers.i18n import t
 from providers.types import ThoughtLogEntry
 from stream.capture import CapturedBlock

@@ -20,8 +20,8 @@ from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from dataclasses import dataclass
 
-from bot.answers import RunningAnswer
-from bot.metrics import ANSWERS_QUEUED
+from bot.load.answers import RunningAnswer
+from bot.load.metrics import ANSWERS_QUEUED
 from stream.interrupt import Interrupt
 
 

@@ -11,12 +11,12 @@ message, and again after a retraction (a retry replaces a failed answer) until t
 retry's first message. Discord shows the indicator for about ten seconds, so it is
 renewed until then.
 
-Every call carries its priority to the global budget (`bot/discord_budget.py`), which
+Every call carries its priority to the global budget (`bot/edge/budget.py`), which
 the HTTP trace applies to the request: an answer's sends, final edits and deletes are
 urgent, an edit the stream marks interim may be refused (`SinkBusy`: skipped, not
 failed), and a sink that is not an answer's (refusals, the thought log) and "typing…"
 are routine. An edit returns once Discord has answered it, not after discord.py's hold
-on the bucket it emptied (`bot/discord_answered.py`): a turn's last edit ends the turn.
+on the bucket it emptied (`bot/edge/answered.py`): a turn's last edit ends the turn.
 """
 
 from __future__ import annotations
@@ -30,10 +30,10 @@ from typing import Any
 import aiohttp
 import discord
 
-from bot.discord_answered import until_answered
-from bot.discord_budget import BudgetBusy, Priority, request_priority
-from bot.error_embed import embed_from_spec
-from bot.metrics import FIRST_MESSAGE_SECONDS
+from bot.edge.answered import until_answered
+from bot.edge.budget import BudgetBusy, Priority, request_priority
+from bot.edge.embeds import embed_from_spec
+from bot.load.metrics import FIRST_MESSAGE_SECONDS
 from stream.sink import (
     EmbedSpec,
     MessageGone,

@@ -3,7 +3,7 @@
 When a server turns threads on, a mention in a text channel opens a public thread on the
 question, named from its first words, and the answer streams there. Inside a thread the
 bot opened, every member message continues the conversation without a mention (the
-thread's recent messages are the history: `bot.history.thread_history`). Threads the bot
+thread's recent messages are the history: `bot.question.history.thread_history`). Threads the bot
 did not open work as channels do. A thread is opened only for an asker who could open
 one there themselves (Create Public Threads), so the bot never opens public threads on
 behalf of members the server keeps from doing so. Where the bot may not open a thread
@@ -20,9 +20,9 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.conversation import ANSWERED_TYPES
-from bot.discord_limits import THREAD_NAME_LIMIT
-from bot.history import in_bot_thread
+from bot.edge.limits import THREAD_NAME_LIMIT
+from bot.question.conversation import ANSWERED_TYPES
+from bot.question.history import in_bot_thread
 from providers.i18n import t
 
 if TYPE_CHECKING:

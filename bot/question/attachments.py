@@ -6,8 +6,8 @@ else, and whatever is too large, broken or over the limits, is left out with a n
 one line per file for the member (so they know what the model did not see) and a text
 part for the model (so it does not answer as if it had seen it). Sizes are checked
 from Discord's metadata before anything is downloaded. The conversion itself is pure
-and lives in `bot.attachment_files`; images are decoded off the event loop, within the
-process's decode budget, by `bot.images` (an image over that budget is refused with the
+and lives in `bot.question.attachment_files`; images are decoded off the event loop, within the
+process's decode budget, by `bot.question.images` (an image over that budget is refused with the
 megapixels its format is read to).
 """
 
@@ -22,7 +22,9 @@ from typing import Literal
 import aiohttp
 import discord
 
-from bot.attachment_files import (
+from bot.edge.embeds import locale_for_message
+from bot.edge.sink import DiscordMessageSink
+from bot.question.attachment_files import (
     MAX_IMAGE_BYTES,
     MAX_IMAGE_PIXELS,
     MAX_TEXT_BYTES,
@@ -31,9 +33,7 @@ from bot.attachment_files import (
     decode_text,
     text_block,
 )
-from bot.discord_sink import DiscordMessageSink
-from bot.error_embed import locale_for_message
-from bot.images import decode_image
+from bot.question.images import decode_image
 from providers.i18n import t
 from providers.types import ContentPart, Message, TextPart
 from stream.sink import SinkError
