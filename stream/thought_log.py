@@ -34,6 +34,8 @@ class ThoughtLogLabels:
     redacted: str = "[redacted reasoning present, not shown]"
     details: str = "Hidden details block:"
     cut: str = "[the beginning of the reasoning was cut to keep it bounded]"
+    provider: str = "Provider: {provider}"
+    provider_via: str = "Provider: {provider} via {backend}"
 
     @classmethod
     def translated(cls, translate: Callable[[str], str]) -> ThoughtLogLabels:
@@ -45,6 +47,8 @@ class ThoughtLogLabels:
             redacted=translate("chat.thought_log.redacted"),
             details=translate("chat.thought_log.details"),
             cut=translate("chat.thought_log.cut"),
+            provider=translate("chat.thought_log.provider"),
+            provider_via=translate("chat.thought_log.provider_via"),
         )
 
 
@@ -56,12 +60,14 @@ class ThoughtLogPost:
     attachment: tuple[str, bytes] | None = None  # (filename, UTF-8 text)
 
 
-def thought_log_footer(provider: str, serving_provider: str | None = None) -> str:
-    """`Provider: openrouter via <backend>` when a backend is known, else `Provider: <p>`."""
+def thought_log_footer(provider: str, serving_provider: str | None = None,
+                       labels: ThoughtLogLabels = ThoughtLogLabels()) -> str:
+    """`Provider: openrouter via <backend>` when a backend is known, else `Provider: <p>`
+    (in the labels' language; the names are filled in as given, never formatted)."""
     backend = (serving_provider or "").strip()
     if provider == "openrouter" and backend:
-        return f"Provider: openrouter via {backend}"
-    return f"Provider: {provider}"
+        return labels.provider_via.replace("{provider}", provider).replace("{backend}", backend)
+    return labels.provider.replace("{provider}", provider)
 
 
 def reasoning_text(
@@ -105,7 +111,7 @@ def format_thought_log(
         return None
     if cut:
         text = f"{labels.cut}\n\n{text}"
-    footer = thought_log_footer(provider, serving_provider)
+    footer = thought_log_footer(provider, serving_provider, labels)
     title = labels.title
     room = min(EMBED_DESCRIPTION_LIMIT, EMBED_TOTAL_LIMIT - len(title) - len(footer))
     if len(text) <= room:

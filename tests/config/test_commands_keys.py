@@ -25,7 +25,7 @@ async def test_add_through_modal_list_masked_and_remove(fake_discord, bot_factor
     bot = bot_factory()
     async with running_bot(fake, bot) as run:
         form = await command(run, fake, "keys", sub("add", opt("provider", "openai"), opt("label", "main")))
-        assert form.type == 9 and form.data["title"] == "Add a openai key"
+        assert form.type == 9 and form.data["title"] == "Add a key for openai"
         assert await stored_keys(bot) == []  # nothing is stored before the form is submitted
         done = await submit_modal(run, fake, form, CANARY)
         assert done.ephemeral and done.content == "Added openai key `main` (\u2026c0de)."

@@ -29,6 +29,14 @@ def test_footer_names_the_provider_or_the_openrouter_backend():
     assert thought_log_footer("deepseek", "ignored") == "Provider: deepseek"
 
 
+def test_the_footer_speaks_the_servers_language_and_names_stay_as_given():
+    from providers.i18n import t
+
+    japanese = ThoughtLogLabels.translated(lambda key: t(key, "ja"))
+    assert thought_log_footer("openrouter", "{x}", japanese) == "プロバイダー: openrouter（経由: {x}）"
+    assert thought_log_footer("deepseek", None, japanese) == "プロバイダー: deepseek"
+
+
 def test_short_reasoning_is_one_embed_without_attachment():
     entries = [
         ThoughtLogEntry("summary", "Plan: greet.", "google"),
