@@ -23,7 +23,7 @@ import httpcore2
 import pytest
 from aiohttp import web
 
-from providers import create_adapter, http_transport, normalized_stream
+from providers import create_adapter, http_transport
 from providers.endpoint_check import (
     EndpointPolicy,
     EndpointRejected,
@@ -34,7 +34,7 @@ from providers.http_transport import TRANSPORTS
 from providers.safe_transport import AddressRefused, GuardedBackend, RedirectRefused
 from providers.types import ProviderError
 from tests.support import data_openai as fx
-from tests.support.drive_adapter import HELLO, served_outcome
+from tests.support.drive_adapter import error_of, served_outcome
 from tests.support.fake_provider_server import ProviderReplayServer, Reply
 
 PUBLIC_STAND_IN = "127.0.0.2"
@@ -109,14 +109,8 @@ async def internal():
 
 
 async def _stream_error(provider: str, base_url: str, **options: Any) -> ProviderError:
-    adapter = create_adapter(provider, api_key="sk-ssrf", model="m-test", base_url=base_url,
-                             timeout=5.0, **options)
-    try:
-        chunks = [c async for c in normalized_stream(adapter, HELLO)]
-    finally:
-        await adapter.aclose()
-    assert chunks[-1].type == "error", chunks
-    return chunks[-1].error
+    return await error_of(create_adapter(provider, api_key="sk-ssrf", model="m-test", base_url=base_url,
+                                         timeout=5.0, **options))
 
 
 def _assert_refused_redirect(error: ProviderError, status: int = 307) -> None:

@@ -13,9 +13,9 @@ import pytest
 
 from bot.errors import ErrorScene, resolve_presentation
 from bot.turn.policy import plan_next
-from providers import create_adapter, http_transport, normalized_stream
+from providers import create_adapter, http_transport
 from providers.endpoint_check import EndpointPolicy, EndpointRejected
-from tests.support.drive_adapter import HELLO, connection
+from tests.support.drive_adapter import connection, error_of
 
 TRANSPORTS = ("aiohttp", "httpx2")
 
@@ -34,13 +34,7 @@ def _closed_port() -> int:
 
 
 async def _error(provider: str, url: str, **options):
-    adapter = create_adapter(provider, **{**connection(provider, url), "timeout": 5.0, **options})
-    try:
-        chunks = [c async for c in normalized_stream(adapter, HELLO)]
-    finally:
-        await adapter.aclose()
-    assert chunks[-1].type == "error", chunks
-    return chunks[-1].error
+    return await error_of(create_adapter(provider, **{**connection(provider, url), "timeout": 5.0, **options}))
 
 
 def _assert_unreachable(error, provider: str) -> None:

@@ -113,6 +113,16 @@ def connection(provider: str, url: str) -> dict[str, Any]:
             "endpoint_policy": EndpointPolicy(allow_private=True)}
 
 
+async def error_of(adapter: Any) -> Any:
+    """Stream HELLO through `adapter` (closed after) and return the error the stream ended with."""
+    try:
+        chunks = [c async for c in normalized_stream(adapter, HELLO)]
+    finally:
+        await adapter.aclose()
+    assert chunks[-1].type == "error", chunks
+    return chunks[-1].error
+
+
 async def served_outcome(server, provider: str = "openai", reply: Reply | None = None,
                          request: ChatRequest = HELLO, **options: Any) -> StreamOutcome:
     """One request through the replay server, the real SDK and `normalized_stream`.

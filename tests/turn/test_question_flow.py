@@ -148,6 +148,18 @@ def _deadline_note() -> str:
     return f"*{t('chat.answer_deadline', 'en', duration='5 seconds')}*"
 
 
+async def seconds_to_the_deadline_note(fake: FakeDiscord, server: ProviderReplayServer, turn_bot,
+                                       question: str) -> float:
+    """Ask under a 5 s deadline; how long until the answer said it reached it."""
+    bot = turn_bot(ANSWER_DEADLINE_SECONDS="5")
+    async with running_bot(fake, bot) as run:
+        await configure_server(bot, fake, server)
+        started = time.monotonic()
+        await ask(fake, question)
+        await run.wait_for(lambda: any(_deadline_note() in line for line in lines(fake)), timeout=15)
+        return time.monotonic() - started
+
+
 async def test_a_retried_answer_ends_at_one_deadline(
         fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot) -> None:
     """The first key fails after 3 s, the second streams slowly: the answer ends 5 s after
@@ -156,13 +168,7 @@ async def test_a_retried_answer_ends_at_one_deadline(
     server.reply(Reply.error(503, {"error": {"message": "overloaded", "type": "server_error"}},
                              first_byte_delay=3.0), key="sk-pool-first")
     server.reply(openai_stream("slow " * 60, piece=5, event_delay=0.2), key="sk-pool-second")
-    bot = turn_bot(ANSWER_DEADLINE_SECONDS="5")
-    async with running_bot(fake, bot) as run:
-        await configure_server(bot, fake, server)
-        started = time.monotonic()
-        await ask(fake, "take your time")
-        await run.wait_for(lambda: any(_deadline_note() in line for line in lines(fake)), timeout=15)
-        took = time.monotonic() - started
+    took = await seconds_to_the_deadline_note(fake, server, turn_bot, "take your time")
     assert [r.api_key for r in server.requests] == ["sk-pool-first", "sk-pool-second"]
     assert 4.5 <= took <= 6.5, took
 
@@ -179,13 +185,7 @@ async def test_a_tool_loop_ends_at_one_deadline(
     """A tool round after 3 s, then a slow answer: the whole answer ends at its 5 s."""
     fake, server = fake_discord, provider_server
     server.enqueue(_dice_call(), openai_stream("rolling " * 60, piece=5, event_delay=0.2))
-    bot = turn_bot(ANSWER_DEADLINE_SECONDS="5")
-    async with running_bot(fake, bot) as run:
-        await configure_server(bot, fake, server)
-        started = time.monotonic()
-        await ask(fake, "roll a die and talk about it")
-        await run.wait_for(lambda: any(_deadline_note() in line for line in lines(fake)), timeout=15)
-        took = time.monotonic() - started
+    took = await seconds_to_the_deadline_note(fake, server, turn_bot, "roll a die and talk about it")
     assert len(server.requests) == 2
     assert 4.5 <= took <= 6.5, took
 
