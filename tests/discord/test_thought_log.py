@@ -57,7 +57,7 @@ async def test_openrouter_backend_and_long_reasoning_as_attachment(fake_discord:
                                                 provider="openrouter", serving_provider="DeepInfra"), "ja")
     stored = fake.messages[str(sent.id)]
     [embed] = stored.embeds
-    assert embed["footer"]["text"] == "Provider: openrouter via DeepInfra"
+    assert embed["footer"]["text"] == "プロバイダー: openrouter（経由: DeepInfra）"  # the server's language
     assert len(embed["description"]) <= 4096
     [attachment] = stored.attachments
     assert attachment["filename"].endswith(".txt")
