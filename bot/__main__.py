@@ -24,6 +24,7 @@ from bot.settings import (
     KEY_FILE_NAME,
     Settings,
     SettingsError,
+    default_route_problem,
     load_settings,
     resolve_encryption_keys,
 )
@@ -89,18 +90,9 @@ def refuse_contradictions(settings: Settings) -> None:
                                 f"SHARD_COUNT={count} (shard ids run from 0 to {count - 1})")
         if len(set(ids)) != len(ids):
             raise SettingsError("Invalid setting SHARD_IDS: a shard is listed twice")
-    provider, model = settings.DEFAULT_TEXT_PROVIDER, settings.DEFAULT_TEXT_MODEL
-    route_named = bool(provider or model or settings.DEFAULT_TEXT_BASE_URL or settings.DEFAULT_TEXT_API_KEYS)
-    if route_named and not (provider and model):
-        missing = "DEFAULT_TEXT_MODEL" if provider else "DEFAULT_TEXT_PROVIDER"
-        raise SettingsError(f"Invalid setting {missing}: the default route needs DEFAULT_TEXT_PROVIDER and "
-                            "DEFAULT_TEXT_MODEL together (or leave every DEFAULT_TEXT_* unset)")
-    if provider == "custom" and not settings.DEFAULT_TEXT_BASE_URL:
-        raise SettingsError("Invalid setting DEFAULT_TEXT_BASE_URL: DEFAULT_TEXT_PROVIDER=custom needs the "
-                            "endpoint's address (e.g. http://127.0.0.1:8000/v1)")
-    if provider and provider != "custom" and not settings.DEFAULT_TEXT_API_KEYS:
-        raise SettingsError(f"Invalid setting DEFAULT_TEXT_API_KEYS: DEFAULT_TEXT_PROVIDER={provider} needs at "
-                            "least one key (only custom endpoints may go without)")
+    route_problem = default_route_problem(settings)
+    if route_problem is not None:
+        raise SettingsError(route_problem)
     if settings.DISCORD_GLOBAL_RATE == 0 and not settings.DISCORD_API_BASE_URL:
         raise SettingsError("Invalid setting DISCORD_GLOBAL_RATE: 0 (no budget of the bot's own) is only for a "
                             "shared REST proxy set in DISCORD_API_BASE_URL; real Discord needs it (default 50)")

@@ -20,8 +20,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import TextIO
 
-from bot.settings import Settings, SettingsError, load_settings
-from bot.terminal_sink import TerminalSink
+from bot.settings import Settings, SettingsError, default_route_problem, load_settings
+from bot.terminal_sink import TERMINAL_MESSAGE_LIMIT, TerminalSink
 from bot.turn import EnvironmentCredentials, TurnContext, TurnOutcome, run_generation_turn
 from bot.turn.context import answer_limits, endpoint_policy
 from providers import ChatRequest
@@ -36,17 +36,12 @@ SYSTEM_PROMPT = "You are a helpful assistant. Today is {date}."
 
 
 def missing_setting(settings: Settings) -> str | None:
-    """The one line naming what the default route still lacks, or None when it is complete."""
-    if not settings.DEFAULT_TEXT_PROVIDER:
+    """The one line naming what the default route still lacks, or None when it is complete
+    (a partly set route: the same line `python -m bot` refuses to start with)."""
+    if not settings.DEFAULT_TEXT_PROVIDER and not settings.DEFAULT_TEXT_MODEL:
         return ("DEFAULT_TEXT_PROVIDER is not set: put DEFAULT_TEXT_PROVIDER=<openai, anthropic, google, "
                 "openrouter, deepseek, zai or custom> in .env (see .env.example).")
-    if not settings.DEFAULT_TEXT_MODEL:
-        return "DEFAULT_TEXT_MODEL is not set: put DEFAULT_TEXT_MODEL=<a model of your provider> in .env."
-    if settings.DEFAULT_TEXT_PROVIDER == "custom" and not settings.DEFAULT_TEXT_BASE_URL:
-        return "DEFAULT_TEXT_BASE_URL is not set: the custom provider needs its address (http://host:port/v1)."
-    if not settings.default_text_api_keys() and settings.DEFAULT_TEXT_PROVIDER != "custom":
-        return "DEFAULT_TEXT_API_KEYS is not set: put DEFAULT_TEXT_API_KEYS=<your API key> in .env."
-    return None
+    return default_route_problem(settings)
 
 
 def terminal_locale(environ: Mapping[str, str] = os.environ) -> str | None:
@@ -76,7 +71,7 @@ async def ask(settings: Settings, question: str, out: TextIO, err: TextIO, local
     sink = TerminalSink(out, err)
     clients = ClientPool(settings.PROVIDER_HTTP_TRANSPORT, settings.PROVIDER_READ_INTERVAL_MS / 1000)
     ctx = TurnContext(user_id=0, guild_id=None, channel_id=0, locale=locale, sink=sink, budget=terminal_budget(),
-                      limits=answer_limits(settings), max_messages=settings.MAX_MESSAGES_PER_ANSWER,
+                      limits=answer_limits(settings), max_messages=1, message_limit=TERMINAL_MESSAGE_LIMIT,
                       endpoint_policy=endpoint_policy(settings), clients=clients)
     try:
         outcome = await run_generation_turn(ctx, question_request(settings, question),

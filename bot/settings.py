@@ -213,6 +213,25 @@ class Settings(BaseSettings):
         return [key.get_secret_value() for key in self.DEFAULT_TEXT_API_KEYS]
 
 
+def default_route_problem(settings: Settings) -> str | None:
+    """The one line naming what a partly set default route (DEFAULT_TEXT_*) lacks, or None
+    when it is complete or not set at all. `python -m bot` refuses to start on it and
+    `python -m bot ask` prints it: the same rules, in one place."""
+    provider, model = settings.DEFAULT_TEXT_PROVIDER, settings.DEFAULT_TEXT_MODEL
+    route_named = bool(provider or model or settings.DEFAULT_TEXT_BASE_URL or settings.DEFAULT_TEXT_API_KEYS)
+    if route_named and not (provider and model):
+        missing = "DEFAULT_TEXT_MODEL" if provider else "DEFAULT_TEXT_PROVIDER"
+        return (f"Invalid setting {missing}: the default route needs DEFAULT_TEXT_PROVIDER and "
+                "DEFAULT_TEXT_MODEL together (or leave every DEFAULT_TEXT_* unset)")
+    if provider == "custom" and not settings.DEFAULT_TEXT_BASE_URL:
+        return ("Invalid setting DEFAULT_TEXT_BASE_URL: DEFAULT_TEXT_PROVIDER=custom needs the "
+                "endpoint's address (e.g. http://127.0.0.1:8000/v1)")
+    if provider and provider != "custom" and not settings.DEFAULT_TEXT_API_KEYS:
+        return (f"Invalid setting DEFAULT_TEXT_API_KEYS: DEFAULT_TEXT_PROVIDER={provider} needs at "
+                "least one key (only custom endpoints may go without)")
+    return None
+
+
 def load_settings(**overrides: object) -> Settings:
     """Read settings; raise SettingsError with one line naming the first bad variable."""
     try:

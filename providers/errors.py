@@ -7,13 +7,11 @@ one classification: the turn's next step, the embed's title, headline and tips a
 looked up on it. `type` and `retryable` follow from the kind; `retry_after` is what the
 provider asked us to wait, when it said; `reason` and `facts` are the finer cause and
 the values a headline names, decided here from the same evidence. Nothing changes an
-error after it is made: `attributed` returns a copy for the one late fact (the provider
-of an error the stream layer made without knowing it).
+error after it is made (the type is frozen): whoever makes one knows its provider.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -33,7 +31,7 @@ from providers.safe_transport import AddressRefused
 from providers.types import ProviderError
 
 __all__ = [
-    "STREAM_INTERRUPTED", "attributed", "classify_error_body", "classify_failure", "error_fields",
+    "STREAM_INTERRUPTED", "classify_error_body", "classify_failure", "error_fields",
     "internal_failure",
 ]
 
@@ -145,11 +143,6 @@ def internal_failure(*, provider: str | None, message: str, code: str) -> Provid
     PROVIDER_ERRORS.labels(provider_label(provider), "request_refused").inc()
     return ProviderError(type="api_error", message=message, retryable=False, code=code,
                          provider=provider, kind="request_refused")
-
-
-def attributed(error: ProviderError, provider: str) -> ProviderError:
-    """`error` naming `provider` when it named none: a copy, the original stays as made."""
-    return error if error.provider is not None else dataclasses.replace(error, provider=provider)
 
 
 def classify_error_body(

@@ -16,9 +16,9 @@ record after (`holding`).
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
 from dataclasses import dataclass, field
 
+from bot.load.config_cache import Lru
 from bot.repo.conversation import RecordedAnswer
 from stream.buffer import MessageDelivery
 from stream.interrupt import Interrupt, InterruptReason
@@ -61,7 +61,7 @@ class RunningAnswers:
         self._idle = asyncio.Event()
         self._idle.set()
         self.closed = False  # shutting down: no new answer starts
-        self._recent: OrderedDict[int, RecordedAnswer] = OrderedDict()  # part id -> finished answer
+        self._recent = Lru(MAX_RECENT)  # part id -> the finished answer it belongs to
 
     def start(self, answer: RunningAnswer) -> RunningAnswer | None:
         """Register `answer`; None once shutdown began (nothing new starts then)."""
@@ -75,10 +75,7 @@ class RunningAnswers:
         """`answer` is over; its parts are remembered until long after their record is written."""
         record = answer.record()
         for part in record.message_ids:
-            self._recent[part] = record
-            self._recent.move_to_end(part)
-        while len(self._recent) > MAX_RECENT:
-            self._recent.popitem(last=False)
+            self._recent.put(part, record)
         if answer in self._running:
             self._running.remove(answer)
         if not self._running:
@@ -88,9 +85,8 @@ class RunningAnswers:
         """The answer `message_id` is a part of, as this process knows it: streaming now
         (its parts so far) or finished lately; None: ask the database."""
         for answer in self._running:
-            record = answer.record()
-            if message_id in record.message_ids:
-                return record
+            if message_id in answer.shown.part_ids():
+                return answer.record()
         return self._recent.get(message_id)
 
     async def close(self, grace: float) -> int:

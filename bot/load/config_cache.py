@@ -105,7 +105,7 @@ def _forget_rolled_back(session: Session) -> None:
     session.info.pop(BUMPED, None)
 
 
-class _Lru:
+class Lru:
     """A bounded map, least recently used first out."""
 
     def __init__(self, bound: int) -> None:
@@ -133,8 +133,8 @@ class ConfigCache:
         self.settings = settings
         self.sessions = async_sessionmaker(engine, expire_on_commit=False, sync_session_class=StampedSession,
                                            info={CACHE_INFO: self})
-        self._servers = _Lru(MAX_SERVERS)
-        self._members = _Lru(MAX_MEMBERS)  # (user id, guild id) -> PersonalEntry
+        self._servers = Lru(MAX_SERVERS)
+        self._members = Lru(MAX_MEMBERS)  # (user id, guild id) -> PersonalEntry
         self._environment: list[KeyHealth] | None = None
         self._loading: dict[tuple[int, Hashable], asyncio.Task[Any]] = {}
         self._epoch = 0  # counts invalidations: a load that saw one is not kept
@@ -176,7 +176,7 @@ class ConfigCache:
             self._environment = health
         return health
 
-    async def _load(self, store: _Lru, key: Hashable, read: Callable[[AsyncSession], Awaitable[T]]) -> T:
+    async def _load(self, store: Lru, key: Hashable, read: Callable[[AsyncSession], Awaitable[T]]) -> T:
         """One read for every turn asking at once, in its own task (a turn interrupted
         while waiting does not cancel the others' read); kept unless invalidated meanwhile."""
         slot = (id(store), key)
@@ -187,7 +187,7 @@ class ConfigCache:
             task.add_done_callback(lambda done: self._loaded(slot, done))
         return await asyncio.shield(task)
 
-    async def _read_and_keep(self, store: _Lru, key: Hashable, read: Callable[[AsyncSession], Awaitable[T]]) -> T:
+    async def _read_and_keep(self, store: Lru, key: Hashable, read: Callable[[AsyncSession], Awaitable[T]]) -> T:
         epoch = self._epoch
         async with self.sessions() as session:
             value = await read(session)

@@ -9,14 +9,13 @@
    `/stop`, follow-ups and shutdown see it from then on.
 3. **Wait** for a turn (`bot.load.turn_queue`), "typing…" shown once while waiting.
 4. **Prepare**: the history, the request (files downloaded), the thread.
-5. **Turn** (`bot.turn.run_generation_turn`) under one deadline for the whole answer.
+5. **Turn** (`bot.turn.run_generation_turn`), under one deadline for the whole answer.
 6. **Bookkeeping**: the answer's parts recorded, the left-out note, the thought log,
    usage.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
@@ -221,25 +220,19 @@ class Answering:
             await question.reply("chat.bot_restarting")
 
     async def _answer(self, question: Question, admitted: Admitted) -> None:
-        """The turn was granted: prepare, answer within one deadline, keep the books."""
+        """The turn was granted: prepare, answer (under the turn's one deadline), keep the books."""
         answer = admitted.answer
-        deadline = asyncio.get_running_loop().time() + self.services.settings.ANSWER_DEADLINE_SECONDS
-        timer = asyncio.get_running_loop().call_at(deadline, answer.interrupt.fire, "deadline")
+        prepared = await self._prepare(question, answer)
+        if answer.interrupt.is_set():  # stopped while it was prepared: nothing was shown yet
+            if answer.interrupt.reason == "shutdown":
+                await question.reply("chat.bot_restarting")
+            return
+        ctx = self._turn_context(question, prepared, admitted)
+        tools = ToolLoop(self.services.tools, ToolContext(question.message.channel, question.message.author))
         try:
-            prepared = await self._prepare(question, answer)
-            if answer.interrupt.is_set() and answer.interrupt.reason != "deadline":
-                if answer.interrupt.reason == "shutdown":
-                    await question.reply("chat.bot_restarting")
-                return  # stopped while it was prepared: nothing was shown yet
-            ctx = self._turn_context(question, prepared, admitted, deadline)
-            tools = ToolLoop(self.services.tools, ToolContext(question.message.channel, question.message.author))
-            try:
-                outcome = await run_generation_turn(ctx, prepared.request, admitted.credentials, tools,
-                                                    admitted.route)
-            finally:
-                ctx.sink.close()
+            outcome = await run_generation_turn(ctx, prepared.request, admitted.credentials, tools, admitted.route)
         finally:
-            timer.cancel()
+            ctx.sink.close()
         await self._keep_books(question, admitted, prepared, ctx, outcome)
 
     # ---- 4. prepare ----------------------------------------------------------------------
@@ -255,8 +248,7 @@ class Answering:
         answer.channel_id = place.channel_id
         return Prepared(place, history, request)
 
-    def _turn_context(self, question: Question, prepared: Prepared, admitted: Admitted,
-                      deadline: float) -> TurnContext:
+    def _turn_context(self, question: Question, prepared: Prepared, admitted: Admitted) -> TurnContext:
         services, settings, place = self.services, self.services.settings, prepared.place
         answer, server_may_pay = admitted.answer, admitted.server_may_pay
         sink = DiscordMessageSink(place.channel, reply_to=place.reply_to, client=services.client, typing=True)
@@ -266,8 +258,8 @@ class Answering:
                            budget=services.budgets.for_channel(place.channel_id), interrupt=answer.interrupt,
                            limits=answer_limits(settings), max_messages=settings.MAX_MESSAGES_PER_ANSWER,
                            endpoint_policy=endpoint_policy(settings),
-                           clients=services.clients, config=question.config, deadline=deadline,
-                           shown=answer.shown, server_may_pay=server_may_pay)
+                           clients=services.clients, config=question.config, shown=answer.shown,
+                           server_may_pay=server_may_pay)
 
     # ---- 6. bookkeeping ------------------------------------------------------------------
     async def _keep_books(self, question: Question, admitted: Admitted, prepared: Prepared, ctx: TurnContext,

@@ -3,8 +3,6 @@ its answer is shown and how it may be interrupted."""
 
 from __future__ import annotations
 
-import asyncio
-import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
@@ -18,6 +16,7 @@ from stream.interrupt import Interrupt
 from stream.limits import StreamLimits
 from stream.pacing import EditBudget
 from stream.sink import MessageSink
+from stream.splitter import DISCORD_MESSAGE_LIMIT
 
 
 @dataclass(slots=True)
@@ -31,9 +30,7 @@ class TurnContext:
     says which addresses a custom endpoint may reach (checked again at connection time);
     `clients` is the bot's pool of provider HTTP clients every attempt shares (None: each
     attempt builds and closes its own); `config` is the question's one configuration read
-    (key pools come from it); `deadline` is the event-loop time the whole answer ends at,
-    across every attempt and tool round (None: `limits.total_seconds` from each stream's
-    start); `shown` is the delivery on screen now; `server_may_pay` counts the answer in
+    (key pools come from it); `shown` is the delivery on screen now; `server_may_pay` counts the answer in
     the server's limits when the turn reaches the server's keys behind the member's own
     (False: a limit refused, the member was told; None: counted at admission already).
     """
@@ -47,19 +44,13 @@ class TurnContext:
     interrupt: Interrupt = field(default_factory=Interrupt)
     limits: StreamLimits = field(default_factory=StreamLimits)
     max_messages: int = MAX_MESSAGES
+    message_limit: int = DISCORD_MESSAGE_LIMIT  # characters one message holds before the answer splits
     endpoint_policy: EndpointPolicy = field(default_factory=EndpointPolicy)
     clients: ClientPool | None = None
     config: ConfigSnapshot = field(default_factory=lambda: ConfigSnapshot("none"))
-    deadline: float | None = None
     shown: Shown = field(default_factory=Shown)
     server_may_pay: Callable[[], Awaitable[bool]] | None = None
 
-    def limits_now(self) -> StreamLimits:
-        """The bounds for a stream starting now: what is left of the answer's deadline."""
-        if self.deadline is None:
-            return self.limits
-        left = max(0.0, self.deadline - asyncio.get_running_loop().time())
-        return dataclasses.replace(self.limits, total_seconds=min(self.limits.total_seconds, left))
 
 
 def answer_limits(settings: Settings) -> StreamLimits:

@@ -14,6 +14,7 @@ logged: only their masked tails are.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass, field
@@ -75,7 +76,12 @@ async def run_generation_turn(ctx: TurnContext, request: ChatRequest, credential
                               tools: ToolLoop | None = None, route: TurnRoute | None = None) -> TurnOutcome:
     """Answer `request` through the member's route (`route`, as the question's admission
     left it after its limits, else read from the question's configuration); see the
-    module docstring. A database that stops answering mid-turn is said, never silent."""
+    module docstring. A database that stops answering mid-turn is said, never silent.
+
+    One deadline spans the whole turn (`limits.total_seconds`): every attempt, fallback
+    and tool round; when it passes, the interrupt fires with `deadline` and the answer ends
+    where it is, with a note. Each stream's own bound (`stream.limits`) is only a backstop."""
+    timer = asyncio.get_running_loop().call_later(ctx.limits.total_seconds, ctx.interrupt.fire, "deadline")
     try:
         return await _run_turn(ctx, request, credentials, tools, route or credentials.route(ctx.config))
     except CredentialsUnavailable as exc:
@@ -83,6 +89,8 @@ async def run_generation_turn(ctx: TurnContext, request: ChatRequest, credential
         log.error("the database cannot be read (%s): the turn cannot read its keys", exc)
         await say(ctx, exc.notice)  # busy: try again in a moment; down: cannot reach it
         return TurnOutcome(blocked="database_busy" if exc.busy else "database_down")
+    finally:
+        timer.cancel()
 
 
 async def _run_turn(ctx: TurnContext, request: ChatRequest, credentials: Credentials,
@@ -95,13 +103,16 @@ async def _run_turn(ctx: TurnContext, request: ChatRequest, credentials: Credent
     plan = AttemptPlan(route, credentials, ctx.config)
     secrets: list[str] = []
     failure: _Tried | None = None
+    pay_check = ctx.server_may_pay  # once: on the first attempt the server's keys pay for
     async for attempt in plan:
         if ctx.interrupt.is_set():
             break
-        if not await _may_pay(ctx, attempt):
-            if failure is None:
+        if pay_check is not None and attempt.leg.credential_source == "server":
+            allowed, pay_check = await pay_check(), None
+            if not allowed and failure is None:
                 return TurnOutcome(blocked="limit_reached", attempts=plan.records)
-            break  # the member's own key failed and the server's limits refuse to take over
+            if not allowed:
+                break  # the member's own key failed and the server's limits refuse to take over
         adapter = open_adapter(attempt.target, attempt.lease, route.verbatim_tool_calling, ctx.endpoint_policy,
                                ctx.clients)
         if adapter is None:
@@ -110,12 +121,12 @@ async def _run_turn(ctx: TurnContext, request: ChatRequest, credentials: Credent
         secrets.append(attempt.lease.secret)
         if failure is not None:
             await _supersede(failure, attempt)
-        delivery = MessageDelivery(ctx.sink, budget=ctx.budget, max_messages=ctx.max_messages)
+        delivery = MessageDelivery(ctx.sink, budget=ctx.budget, max_messages=ctx.max_messages,
+                                   limit=ctx.message_limit)
         ctx.shown.delivery = delivery  # a reply to a part while it streams sees the whole answer
-        limits = ctx.limits_now()  # what is left of the answer's one deadline
         try:
             result = await run_stream(normalized_stream(adapter, request), delivery, ctx.interrupt,
-                                      keep_open_for_calls=tools is not None, limits=limits,
+                                      keep_open_for_calls=tools is not None, limits=ctx.limits,
                                       provider=attempt.target.provider)
             observe_first_content(result.first_content_seconds, attempt.target.provider)
             if result.error is None:
@@ -130,20 +141,11 @@ async def _run_turn(ctx: TurnContext, request: ChatRequest, credentials: Credent
     return await _give_up(ctx, plan, failure, secrets)
 
 
-async def _may_pay(ctx: TurnContext, attempt: Attempt) -> bool:
-    """The first attempt on the server's keys behind the member's own counts the answer in
-    the server's limits (once: the check is spent when it passes)."""
-    if ctx.server_may_pay is None or attempt.leg.credential_source != "server":
-        return True
-    check, ctx.server_may_pay = ctx.server_may_pay, None
-    return await check()
-
-
 async def _run_tools(tools: ToolLoop | None, adapter: Any, request: ChatRequest, tried: _Tried,
                      ctx: TurnContext) -> StreamResult:
     if tools is None or tried.result.status != "function_call":
         return tried.result
-    return await tools.run(adapter, request, tried.result, tried.delivery, ctx.interrupt, ctx.limits_now())
+    return await tools.run(adapter, request, tried.result, tried.delivery, ctx.interrupt, ctx.limits)
 
 
 async def _answered(ctx: TurnContext, plan: AttemptPlan, tried: _Tried, secrets: list[str]) -> TurnOutcome:

@@ -125,7 +125,7 @@ async def test_a_missing_provider_is_named_in_one_line(tmp_path: Path) -> None:
     assert run.status == 2
     assert run.stdout == ""
     [line] = run.stderr.splitlines()
-    assert line.startswith("DEFAULT_TEXT_PROVIDER is not set")
+    assert line.startswith("Invalid setting DEFAULT_TEXT_PROVIDER")  # as `python -m bot` says it
     assert KEY not in run.stderr
 
 
@@ -133,7 +133,7 @@ async def test_a_missing_key_is_named_in_one_line(tmp_path: Path) -> None:
     run = await run_ask("hello", {"DEFAULT_TEXT_PROVIDER": "anthropic", "DEFAULT_TEXT_MODEL": "claude-x"}, tmp_path)
     assert run.status == 2
     [line] = run.stderr.splitlines()
-    assert line.startswith("DEFAULT_TEXT_API_KEYS is not set")
+    assert line.startswith("Invalid setting DEFAULT_TEXT_API_KEYS")
 
 
 async def test_a_bad_setting_is_named_and_discord_token_is_not_needed(tmp_path: Path) -> None:

@@ -1,6 +1,6 @@
-"""The terminal sink under the real `MessageDelivery`, and the edits a terminal cannot
-take back (a message finished shorter than its streamed view, a code block split across
-messages, a retracted answer)."""
+"""The terminal sink under the real `MessageDelivery` as the terminal turn builds it (one
+message, no Discord split), and the edits a terminal cannot take back (a rewrite, a
+retracted answer)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import io
 
 import pytest
 
-from bot.terminal_sink import WITHDRAWN, TerminalSink
+from bot.terminal_sink import TERMINAL_MESSAGE_LIMIT, WITHDRAWN, TerminalSink
 from stream.buffer import STREAMING_INDICATOR as I
 from stream.buffer import MessageDelivery
 from stream.pacing import EditBudget
@@ -21,7 +21,8 @@ async def delivered(text: str, piece: int, pause: float) -> tuple[str, int]:
     """`text` streamed through a real MessageDelivery into the sink: what the terminal shows."""
     out = io.StringIO()
     sink = TerminalSink(out)
-    delivery = MessageDelivery(sink, budget=EditBudget(limit=1000, window=1.0, reserve=0, margin=0.0))
+    delivery = MessageDelivery(sink, budget=EditBudget(limit=1000, window=1.0, reserve=0, margin=0.0),
+                               limit=TERMINAL_MESSAGE_LIMIT, max_messages=1)
     for part in chunks_of(text, piece):
         delivery.append(part)
         await asyncio.sleep(pause)
@@ -34,33 +35,28 @@ async def delivered(text: str, piece: int, pause: float) -> tuple[str, int]:
 async def test_a_long_answer_with_code_prints_whole_in_order_and_once(piece: int, pause: float) -> None:
     text = long_answer_with_code()
     shown, messages = await delivered(text, piece, pause)
-    assert messages >= 3
-    assert shown.split() == text.split()  # a message boundary may become a line break, nothing else
-    assert shown.count("```") == text.count("```")  # no closer and reopener where the code was split
-    assert I.strip() not in shown
-    assert shown.endswith("Done.\n")
+    assert messages == 1
+    assert shown == text.strip() + "\n"  # every character once, in order: no provisional closer, no indicator
 
 
-async def test_a_message_finished_shorter_than_printed_continues_without_repeating() -> None:
+async def test_an_open_code_block_prints_once_while_it_grows() -> None:
     out = io.StringIO()
     sink = TerminalSink(out)
-    first = await sink.send("Hello world. Second sen" + I)
-    await sink.edit(first, "Hello world.")  # the split fell before what was printed
-    second = await sink.send("Second sentence" + I)
-    await sink.edit(second, "Second sentence ends here.")
+    message = await sink.send("```py\na = 1\n```" + I)  # the renderer closed the open fence
+    await sink.edit(message, "```py\na = 1\nb = 2\n```" + I)
+    await sink.edit(message, "```py\na = 1\nb = 2\n```")  # the final text: the model's own closer
     sink.close()
-    assert out.getvalue() == "Hello world. Second sentence ends here.\n"
+    assert out.getvalue() == "```py\na = 1\nb = 2\n```\n"
 
 
-async def test_code_split_inside_a_fence_prints_as_one_block() -> None:
+async def test_a_shorter_view_prints_nothing_and_the_next_extension_no_repeat() -> None:
     out = io.StringIO()
     sink = TerminalSink(out)
-    first = await sink.send("```py\na = 1\nb = 2\n```" + I)  # the renderer closed the open fence
-    await sink.edit(first, "```py\na = 1\n```")  # finished before `b = 2`, closed for Discord
-    second = await sink.send("```py\nb = 2\nc = 3\n```" + I)  # reopened, same language
-    await sink.edit(second, "```py\nb = 2\nc = 3\nd = 4\n```")
+    message = await sink.send("Hello world" + I)
+    await sink.edit(message, "Hello")
+    await sink.edit(message, "Hello world, again.")
     sink.close()
-    assert out.getvalue() == "```py\na = 1\nb = 2\nc = 3\nd = 4\n```\n"
+    assert out.getvalue() == "Hello world, again.\n"
 
 
 async def test_a_note_extends_and_a_rewrite_prints_from_where_it_differs() -> None:

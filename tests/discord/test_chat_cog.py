@@ -140,6 +140,17 @@ async def test_unaddressed_messages_are_ignored_and_unconfigured_bot_says_so(fak
     assert any("DEFAULT_TEXT_PROVIDER" in record.getMessage() for record in caplog.records)
 
 
+async def test_a_dm_to_a_bot_without_any_route_says_what_a_member_can_do(fake_discord: FakeDiscord) -> None:
+    """No server to set up in a DM: the member hears about their own key, not about settings."""
+    fake = fake_discord
+    async with chat_bot(fake, settings_for(None)) as run:
+        await fake.send_user_message("hello?", dm=True)
+        await run.wait_for(lambda: len(fake.bot_messages(fake.dm_channel_id)) == 1)
+    [only] = fake.bot_messages(fake.dm_channel_id)
+    assert only.content == t("chat.not_configured_dm", "en")
+    assert "DEFAULT_TEXT" not in only.content
+
+
 async def test_bare_mention_gets_a_hint_not_a_provider_call(fake_discord: FakeDiscord,
                                                            provider_server: ProviderReplayServer) -> None:
     fake = fake_discord

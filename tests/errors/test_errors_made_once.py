@@ -12,7 +12,7 @@ import dataclasses
 import re
 from pathlib import Path
 
-from providers.errors import attributed, classify_failure
+from providers.errors import classify_failure
 from providers.types import ProcessedChunk
 from stream.buffer import MessageDelivery
 from stream.limits import StreamLimits
@@ -25,9 +25,6 @@ ROOT = Path(__file__).resolve().parents[2]
 LAYERS = ("providers", "stream", "bot")
 FIELDS = "|".join(f.name for f in dataclasses.fields(classify_failure(provider="openai", message="x")))
 LATE_ASSIGNMENT = re.compile(rf"\b\w*(?:err|error|under|failure)\w*\.(?:{FIELDS})\s*=(?!=)")
-# The lead's turn runner still names the provider of a stream-made error afterwards; it can
-# pass `provider=` to run_stream (or use providers.errors.attributed) and drop it.
-KNOWN_LATE: set[tuple[str, str]] = set()
 
 
 def _sources() -> list[tuple[str, str]]:
@@ -44,7 +41,7 @@ def test_only_providers_errors_builds_a_provider_error():
 def test_no_error_field_is_assigned_after_the_error_was_made():
     late = {(name, line.strip()) for name, text in _sources() for line in text.splitlines()
             if LATE_ASSIGNMENT.search(line) and not line.lstrip().startswith("#")}
-    assert late <= KNOWN_LATE, late - KNOWN_LATE
+    assert late == set()
 
 
 async def _run(chunks, provider: str | None):
@@ -79,10 +76,3 @@ async def test_a_stream_bug_and_an_empty_error_chunk_name_their_provider():
     for chunks, code in ((broken(), "stream_internal"), (empty_error(), "unknown")):
         result = await _run(chunks, "zai")
         assert (result.error.code, result.error.kind, result.error.provider) == (code, "request_refused", "zai")
-
-
-def test_attributed_returns_a_copy_and_leaves_the_made_error_alone():
-    made = classify_failure(provider=None, message="no content", code="first_content_deadline", timeout=True)
-    named = attributed(made, "openai")
-    assert (made.provider, named.provider, named.kind) == (None, "openai", "timeout")
-    assert attributed(named, "google") is named  # a named error keeps its provider
