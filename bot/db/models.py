@@ -362,6 +362,42 @@ class ConversationSettings(Base):
     )
     history_messages: Mapped[int] = mapped_column(Integer)
     threads_enabled: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # Back-to-back messages of one member within this many seconds become one question;
+    # NULL: the default (bot.load.config_cache.DEFAULT_BATCH_SECONDS), 0: no batching.
+    batch_seconds: Mapped[float | None] = mapped_column(Float)
+
+
+class ListenChannel(Base):
+    """A channel where every member message is a question without a mention, answered at
+    most once per `gap_seconds` so a busy channel does not become the bot's monologue."""
+
+    __tablename__ = "listen_channels"
+
+    guild_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("servers.guild_id", ondelete="CASCADE"), primary_key=True,
+        autoincrement=False,
+    )
+    channel_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    gap_seconds: Mapped[float] = mapped_column(Float, default=5.0, server_default="5")
+
+
+class AnswerRecord(Base):
+    """One answer of the bot, found by its first message: who asked, which messages made
+    the question and which answer it continued, so the answer's buttons (regenerate,
+    continue, show reasoning) can act on it after the fact and after a restart."""
+
+    __tablename__ = "answers"
+
+    first_message_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    channel_id: Mapped[int] = mapped_column(BigInteger)
+    guild_id: Mapped[int | None] = mapped_column(BigInteger)
+    asker_id: Mapped[int] = mapped_column(BigInteger)
+    # Comma-separated message ids of the question, in order (a batched question has several).
+    question_ids: Mapped[str] = mapped_column(String(400))
+    continues_id: Mapped[int | None] = mapped_column(BigInteger, index=True)
+    finish_reason: Mapped[str | None] = mapped_column(String(16))
+    reasoning: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 
 # ---- configuration versions ----------------------------------------------------------
