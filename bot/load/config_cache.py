@@ -37,8 +37,9 @@ from sqlalchemy.orm import Session
 from bot.db.models import ConversationSettings, Persona
 from bot.load.metrics import database_error
 from bot.repo.controls import GuildControls, read_controls
-from bot.repo.conversation import DEFAULT_HISTORY_MESSAGES
+from bot.repo.conversation import DEFAULT_BATCH_SECONDS, DEFAULT_HISTORY_MESSAGES, batch_seconds_of
 from bot.repo.keys import KeyHealth, StoredKey, environment_key_health, server_key_rows
+from bot.repo.listening import listen_channels
 from bot.repo.params import Params, get_params
 from bot.repo.personal import PersonalEntry, effective_personal_entry, members_with_settings
 from bot.repo.routes import ServerFacts, server_facts
@@ -67,6 +68,11 @@ class ServerConfig:
     history_messages: int = DEFAULT_HISTORY_MESSAGES
     threads_enabled: bool = False
     keys: tuple[StoredKey, ...] = ()
+    # Back-to-back messages of one member within this window become one question (0: off).
+    batch_seconds: float = DEFAULT_BATCH_SECONDS
+    # Where every member message is a question without a mention: channel id -> the
+    # minimum gap between answers there, in seconds.
+    listen_channels: Mapping[int, float] = field(default_factory=dict)
 
     def persona(self, channel_id: int) -> str | None:
         """The channel's persona, else the server's, else None."""
@@ -84,7 +90,9 @@ async def load_server(session: AsyncSession, settings: Settings, guild_id: int |
                         await get_limits(session, guild_id),
                         conversation.history_messages if conversation else DEFAULT_HISTORY_MESSAGES,
                         bool(conversation and conversation.threads_enabled),
-                        tuple(await server_key_rows(session, guild_id)))
+                        tuple(await server_key_rows(session, guild_id)),
+                        batch_seconds=batch_seconds_of(conversation),
+                        listen_channels=await listen_channels(session, guild_id))
 
 
 class StampedSession(Session):

@@ -1,5 +1,6 @@
-"""Conversation memory in the database: the Discord messages of each answer, and how far
-back a server's reply chains go.
+"""Conversation memory in the database: the Discord messages of each answer, how far
+back a server's reply chains go, and how long back-to-back messages wait to become one
+question.
 
 An answer longer than one Discord message is split; only its first message replies to
 the question. Recording every part (answer's first message, question, position) lets a
@@ -9,6 +10,7 @@ INSERT ... ON CONFLICT DO NOTHING / upserts, so two shard processes never collid
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -21,6 +23,8 @@ from bot.repo.versions import config_write
 
 DEFAULT_HISTORY_MESSAGES = 10
 MAX_HISTORY_MESSAGES = 50
+DEFAULT_BATCH_SECONDS = 2.0
+MAX_BATCH_SECONDS = 10.0  # longer, and a member waits visibly for an answer to start
 
 
 @dataclass(frozen=True)
@@ -94,3 +98,34 @@ async def threads_enabled(session: AsyncSession, guild_id: int | None) -> bool:
         return False
     row = await session.get(ConversationSettings, guild_id)
     return row.threads_enabled if row is not None else False
+
+
+def check_batch_seconds(value: float) -> float:
+    """Within 0 (no batching) and MAX_BATCH_SECONDS; NaN and infinity are refused too."""
+    if not math.isfinite(value) or not 0 <= value <= MAX_BATCH_SECONDS:
+        raise RepositoryError("batch_out_of_range", limit=f"{MAX_BATCH_SECONDS:g}")
+    return float(value)
+
+
+@config_write("server", "guild_id")
+async def set_batch_seconds(session: AsyncSession, guild_id: int, value: float) -> float:
+    """How long one member's back-to-back messages wait to become one question (0: off)."""
+    value = check_batch_seconds(value)
+    await ensure_server(session, guild_id)
+    stmt = insert_for(session, ConversationSettings).values(
+        guild_id=guild_id, history_messages=DEFAULT_HISTORY_MESSAGES, batch_seconds=value)
+    await session.execute(stmt.on_conflict_do_update(index_elements=["guild_id"],
+                                                     set_={"batch_seconds": value}))
+    return value
+
+
+def batch_seconds_of(row: ConversationSettings | None) -> float:
+    """The stored window, else the default (no row, or never set)."""
+    return row.batch_seconds if row is not None and row.batch_seconds is not None else DEFAULT_BATCH_SECONDS
+
+
+async def batch_seconds(session: AsyncSession, guild_id: int | None) -> float:
+    """The server's batch window (the default in DMs and where nothing was set)."""
+    if guild_id is None:
+        return DEFAULT_BATCH_SECONDS
+    return batch_seconds_of(await session.get(ConversationSettings, guild_id))

@@ -86,6 +86,9 @@ def calls(vault: Vault) -> dict[str, Callable[[Any], Awaitable[Any]]]:
         "set_params": lambda s: _module("params").set_params(s, GUILD, temperature=0.3),
         "set_history_messages": lambda s: _module("conversation").set_history_messages(s, GUILD, 5),
         "set_threads_enabled": lambda s: _module("conversation").set_threads_enabled(s, GUILD, True),
+        "set_batch_seconds": lambda s: _module("conversation").set_batch_seconds(s, GUILD, 3.5),
+        "set_listen_channel": lambda s: _module("listening").set_listen_channel(s, GUILD, 78, 12.0),
+        "remove_listen_channel": lambda s: _module("listening").remove_listen_channel(s, GUILD, 78),
         "set_limits": lambda s: _module("usage").set_limits(s, GUILD, messages_per_hour=5),
         "set_price": lambda s: _module("usage").set_price(s, GUILD, "gpt-x", 1.0, 2.0),
     }
