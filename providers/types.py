@@ -239,6 +239,13 @@ class Message:
     `content` is a plain string, or parts when the turn carries images (see
     `content_parts`). Assistant turns that called tools carry `tool_calls`; a tool
     result carries `tool_call_id` and `name` so each provider can pair it with its call.
+
+    `partial_answer` marks an assistant turn that was cut short (finish reason `length`)
+    and that the model's next output continues: the member pressed Continue. Each family
+    sends it in its own form (`providers/continuation.py`), and the stream then carries
+    only the new text, to be appended to the answer. It lives on the message, not the
+    request, so it survives a tool loop that appends turns after it. Only an assistant
+    turn can be one (ValueError otherwise).
     """
 
     role: Role
@@ -246,6 +253,11 @@ class Message:
     tool_calls: Sequence[FunctionCall] = ()
     tool_call_id: str | None = None
     name: str | None = None
+    partial_answer: bool = False
+
+    def __post_init__(self) -> None:
+        if self.partial_answer and self.role != "assistant":
+            raise ValueError(f"only an assistant turn can be a partial answer to continue, not {self.role!r}")
 
 
 @dataclass(slots=True)

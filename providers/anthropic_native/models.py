@@ -57,3 +57,19 @@ def takes_temperature(model: str) -> bool:
         return False
     version = claude_version(model)
     return version is not None and version < (4, 7)
+
+
+def takes_prefill(model: str, *, thinking: bool) -> bool:
+    """Whether the model continues a final assistant turn (a prefill).
+
+    Not with thinking: "Prefilling is only available for non-extended thinking modes"
+    (https://docs.claude.com/en/docs/prefill-claudes-response). Not on Claude 4.6 and
+    later, where a prefill is a 400 ("Prefilling assistant messages returns a 400 error
+    on Claude 4.6 models", https://platform.claude.com/docs/en/about-claude/models/migration-guide),
+    nor the Mythos and Fable families; a name without a version could be any model, so
+    it is not risked either. Where this says no, the request asks in a user turn instead.
+    """
+    if thinking or _ADAPTIVE_FAMILIES.match(model.strip().lower()):
+        return False
+    version = claude_version(model)
+    return version is not None and version < (4, 6)

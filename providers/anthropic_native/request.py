@@ -12,7 +12,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from providers.anthropic_native.models import takes_temperature, thinking_form
+from providers.anthropic_native.models import takes_prefill, takes_temperature, thinking_form
+from providers.continuation import CONTINUE_ASK, ends_with_partial_answer
 from providers.speaker import with_speaker
 from providers.types import (
     ChatRequest,
@@ -97,8 +98,28 @@ def _append(turns: list[dict[str, Any]], role: str, blocks: list[dict[str, Any]]
         turns.append({"role": role, "content": blocks})
 
 
-def build_messages(messages: Sequence[Message]) -> tuple[list[dict[str, Any]], list[str]]:
-    """Turns for the API and any system texts found inside the history."""
+def _strip_prefill(turns: list[dict[str, Any]]) -> None:
+    """Strip the final assistant turn's trailing whitespace: the API refuses a prefill
+    that ends with any. The cost: a space or newline at the seam may be lost (the model
+    usually writes it again at the start of its continuation). A turn left empty goes."""
+    turn = turns[-1]
+    if turn["role"] != "assistant" or turn["content"][-1].get("type") != "text":
+        return
+    text = turn["content"][-1]["text"].rstrip()
+    if text:
+        turn["content"][-1] = {**turn["content"][-1], "text": text}
+        return
+    turn["content"].pop()
+    if not turn["content"]:
+        turns.pop()
+
+
+def build_messages(messages: Sequence[Message], *, prefill: bool = True) -> tuple[list[dict[str, Any]], list[str]]:
+    """Turns for the API and any system texts found inside the history.
+
+    A partial answer (`Message.partial_answer`) is continued by a prefill when `prefill`
+    says the model takes one (the turns end with it); otherwise a user turn after it asks
+    to go on, as in the OpenAI-compatible family."""
     turns: list[dict[str, Any]] = []
     system_texts: list[str] = []
     for message in messages:
@@ -107,22 +128,28 @@ def build_messages(messages: Sequence[Message]) -> tuple[list[dict[str, Any]], l
                 system_texts.append(content_text(message.content))
         elif message.role == "assistant":
             _append(turns, "assistant", _assistant_blocks(message))
+            if message.partial_answer and not prefill:
+                _append(turns, "user", [{"type": "text", "text": CONTINUE_ASK}])
         elif message.role == "tool":
             _append(turns, "user", [_tool_result_block(message)])
         elif message.content:
             content = with_speaker(message.content, message.name)  # the speaker, as a prefix
             _append(turns, "user", [_user_block(part) for part in content_parts(content)])
+    if prefill and turns and ends_with_partial_answer(messages):
+        _strip_prefill(turns)
     return turns, system_texts
 
 
 def build_arguments(request: ChatRequest, model: str) -> dict[str, Any]:
     """Keyword arguments for `client.messages.create(..., stream=True)`."""
-    turns, inline_system = build_messages(request.messages)
+    form = thinking_form(model)  # which the model takes: none, a budget, adaptive (models.py)
+    budget = thinking_budget(request) if form is not None else None
+    # A thinking request continues an answer in the OpenAI-compatible form (models.py).
+    prefill = takes_prefill(model, thinking=budget is not None)
+    turns, inline_system = build_messages(request.messages, prefill=prefill)
     system = "\n\n".join(t for t in (request.system, *inline_system) if t)
     max_tokens = request.max_output_tokens or DEFAULT_MAX_TOKENS
     arguments: dict[str, Any] = {"model": model, "messages": turns}
-    form = thinking_form(model)  # which the model takes: none, a budget, adaptive (models.py)
-    budget = thinking_budget(request) if form is not None else None
     if budget is not None:
         if max_tokens <= budget:  # thinking counts toward max_tokens: leave room for the answer
             max_tokens = budget + (request.max_output_tokens or DEFAULT_MAX_TOKENS)

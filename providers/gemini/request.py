@@ -73,7 +73,10 @@ def _append(contents: list[dict[str, Any]], role: str, parts: list[dict[str, Any
 
 
 def build_contents(messages: Sequence[Message]) -> tuple[list[dict[str, Any]], list[str]]:
-    """Gemini turns and the system texts found inside the history."""
+    """Gemini turns and the system texts found inside the history.
+
+    A partial answer (`Message.partial_answer`) needs nothing more: the contents end
+    with its `model` turn, and Gemini continues a final model turn."""
     contents: list[dict[str, Any]] = []
     system_texts: list[str] = []
     names_by_id: dict[str, str] = {}

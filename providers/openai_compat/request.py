@@ -12,6 +12,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from providers.continuation import CONTINUE_ASK
 from providers.openai_compat.reasoning import add_reasoning, takes_temperature
 from providers.speaker import name_field, with_speaker
 from providers.types import (
@@ -102,13 +103,18 @@ def _user(message: Message) -> dict[str, Any]:
 
 
 def build_messages(provider: str, request: ChatRequest) -> list[dict[str, Any]]:
-    """System prompt first, then the history in the family's message shape."""
+    """System prompt first, then the history in the family's message shape.
+
+    Chat completions have no prefill (an answer never continues the last assistant
+    message), so a partial answer is followed by a user turn asking to go on."""
     messages: list[dict[str, Any]] = []
     if request.system:
         messages.append({"role": "system", "content": request.system})
     for message in request.messages:
         if message.role == "assistant":
             messages.append(_assistant(provider, message))
+            if message.partial_answer:
+                messages.append({"role": "user", "content": CONTINUE_ASK})
         elif message.role == "tool":
             messages.append(
                 {"role": "tool", "tool_call_id": message.tool_call_id or "",
