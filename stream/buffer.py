@@ -7,6 +7,12 @@ operation in flight. Past the message limit it finishes the message at the split
 boundary (a mandatory final edit) and continues in a new one. `finish()` delivers the
 final state of every message (never skipped: it waits for budget instead) and removes
 the streaming indicator; `retract()` deletes everything this delivery posted.
+
+The final delivery of the answer's last message is marked `closing_operation()` (a split
+head is not), and finishing calls run inside the `Ending` the caller gave
+(`answer_ending`), so a sink can put the answer's final controls on that one request
+instead of making another. `Resume` starts from an existing last message (Continue):
+new text is appended to what it shows and split exactly as one delivery would.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from stream.clock import Clock, MonotonicClock
 from stream.pacing import EditBudget
 from stream.sink import (
     EmbedSpec,
+    Ending,
     MessageGone,
     MessageSink,
     SentMessage,
@@ -28,6 +35,9 @@ from stream.sink import (
     SinkError,
     SinkForbidden,
     SinkUnavailable,
+    answer_ending,
+    closing_operation,
+    current_ending,
     interim_operation,
 )
 from stream.splitter import (
@@ -57,6 +67,15 @@ class _Segment:
     shown: str = ""  # the content Discord has now
 
 
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """An answer's existing last message and the text it shows: a delivery made with it
+    appends to that message (Continue) instead of posting a first one."""
+
+    message: SentMessage
+    text: str
+
+
 class MessageDelivery:
     """Streams one answer into a `MessageSink` (see module docstring)."""
 
@@ -72,6 +91,7 @@ class MessageDelivery:
         max_messages: int = MAX_MESSAGES,
         retry_budget: float = RETRY_BUDGET_SECONDS,
         backoff: float = BACKOFF_SECONDS,
+        resume: Resume | None = None,
     ) -> None:
         self._sink = sink
         self._clock: Clock = clock or MonotonicClock()
@@ -97,6 +117,15 @@ class MessageDelivery:
         self._closing = False
         self._finished = False
         self._noted = False
+        self._ending: Ending | None = None  # how the answer ended, as `finish` was told
+        self._ended_on: SentMessage | None = None  # the message a closing delivery gave the Ending
+        self._resume = resume
+        self._resumed = 0  # characters of the visible text the resumed message showed
+        if resume is not None:  # as if this delivery had shown that text in that message
+            self._seg = _Segment(resume.message, resume.text)
+            if resume.text:
+                self._parts.append(resume.text)
+                self._length = self._resumed = len(resume.text)
         self.overflowed = False  # the answer reached `max_messages`; later text is not shown
         self.failure: str | None = None  # why delivery gave up, if it did
         self.operations = 0  # sink calls made (sends, edits, embeds)
@@ -106,7 +135,16 @@ class MessageDelivery:
 
     @property
     def text(self) -> str:
-        """The visible text so far (think and details blocks removed)."""
+        """The visible text this delivery streamed (think and details blocks removed).
+
+        A resumed delivery's `text` is only the new text, what this stream's model said;
+        `full_text` adds the resumed message's text before it."""
+        visible = self._visible()
+        return visible[self._resumed :] if self._resumed else visible
+
+    @property
+    def full_text(self) -> str:
+        """The resumed message's text followed by `text` (just `text` without `Resume`)."""
         return self._visible()
 
     @property
@@ -150,6 +188,7 @@ class MessageDelivery:
         """Deliver the final text of every message; optionally append an italic note."""
         if not self._finished:
             self._finished = True
+            self._ending = current_ending()  # a later note re-applies it (`add_note`)
             if self._capture is not None:
                 tail = self._capture.flush()
                 if tail:
@@ -178,18 +217,27 @@ class MessageDelivery:
             self.failure = "internal"
 
     async def add_note(self, note: str) -> None:
-        """Mark the answer (e.g. interrupted); only when something was posted, only once."""
+        """Mark the answer (e.g. interrupted); only when something was posted, only once.
+
+        The note's delivery is the closing one of the last message and carries the
+        `Ending` the delivery finished with again (the answer's final edit may not have
+        had it: one cut at its message limit ended while streaming). A note that needs a
+        message of its own carries it only when no earlier message did, so the answer's
+        final controls are never on two messages."""
         if self._noted or self.failure is not None or not self.messages or not self._finished:
             return
         self._noted = True
         seg = next(s for s in reversed((*self._done, self._seg)) if s.message is not None)
         combined = f"{seg.shown}\n\n{note}" if seg.shown else note
+        ending = current_ending() or self._ending
         if len(combined) <= self._limit:
-            await self._deliver(combined, mandatory=True, segment=seg)
+            with answer_ending(ending):
+                await self._deliver(combined, mandatory=True, segment=seg, closing=True)
         else:
             self._done.append(self._seg)
             self._seg = _Segment()
-            await self._deliver(note, mandatory=True, segment=self._seg)
+            with answer_ending(None if self._ended_on is not None else ending):
+                await self._deliver(note, mandatory=True, segment=self._seg, closing=True)
 
     async def repair(self, budget: float = REPAIR_BUDGET_SECONDS) -> bool:
         """Discord failed past the retry budget: try again, for longer, to land the final
@@ -198,7 +246,8 @@ class MessageDelivery:
             return self.failure is None
         self.failure, self._retry_budget = None, budget
         try:
-            await self._pump(final=True)
+            with answer_ending(self._ending):
+                await self._pump(final=True)
         except Exception:  # noqa: BLE001 - delivery never raises into the turn
             log.exception("repairing delivery failed")
             self.failure = "internal"
@@ -219,14 +268,20 @@ class MessageDelivery:
             self._observe()
 
     async def retract(self) -> None:
-        """Delete every message of this answer (a retry supersedes it)."""
+        """Delete every message of this answer (a retry supersedes it); a resumed message
+        is not this delivery's: it gets its own text back instead."""
         self._finished = True
         await self._stop_editor()
+        resumed = self._resume.message if self._resume is not None else None
         for seg in (*self._done, self._seg):
             if seg.message is None:
                 continue
             try:
-                await self._sink.delete(seg.message)
+                if seg.message == resumed and self._resume is not None:
+                    if seg.shown != self._resume.text:
+                        await self._sink.edit(seg.message, self._resume.text)
+                else:
+                    await self._sink.delete(seg.message)
             except MessageGone:
                 pass
             except Exception:  # noqa: BLE001 - keep deleting the others
@@ -271,11 +326,15 @@ class MessageDelivery:
                 if split is None:  # pragma: no cover - size > limit guarantees a split
                     return
                 head = split.head.strip()
+                start = self._seg_start + max(0, split.cut - len(self._prefix))
+                last = len(self._done) + 1 >= self._max_messages
+                # Final, the head is the answer's last message when nothing follows it.
+                closing = final and (last or not self._visible()[start:].strip())
                 if head and head != self._seg.shown:
-                    if not await self._deliver(head, mandatory=True, segment=self._seg):
+                    if not await self._deliver(head, mandatory=True, segment=self._seg, closing=closing):
                         return
-                self._seg_start += max(0, split.cut - len(self._prefix))
-                if len(self._done) + 1 >= self._max_messages:
+                self._seg_start = start
+                if last:
                     self._overflow()
                     return
                 self._prefix = split.reopen
@@ -293,7 +352,8 @@ class MessageDelivery:
             if not display or display == self._seg.shown:
                 return
             self._skipped = False
-            if await self._deliver(display, mandatory=mandatory, segment=self._seg) or not self._skipped:
+            if await self._deliver(display, mandatory=mandatory, segment=self._seg, closing=final) \
+                    or not self._skipped:
                 return
             # Skipped for budget: wait as hinted, then send the newest text instead.
 
@@ -318,14 +378,22 @@ class MessageDelivery:
         room = self._limit - len(self._indicator) - len(closer)
         return shown[:room].strip() + closer + self._indicator
 
-    async def _deliver(self, content: str, *, mandatory: bool, segment: _Segment) -> bool:
-        """One send or edit, retried per the sink's answer; False when it gave up.
+    async def _deliver(self, content: str, *, mandatory: bool, segment: _Segment,
+                       closing: bool = False) -> bool:
+        """One send or edit, retried per the sink's answer; False when it gave up;
+        `closing` marks it (and its retries) `closing_operation()`.
 
         While Discord fails (5xx, network) a mandatory operation is retried with growing
         pauses for up to `retry_budget` seconds, so a burst of errors does not cost the
         answer; an interim edit just waits for the next one. A sink refusing an interim edit
         for budget (`SinkBusy`) is no failure: the edit is skipped and `_pump` sends the
         newer text once the hinted pause is over."""
+        if closing:
+            with closing_operation():
+                delivered = await self._deliver(content, mandatory=mandatory, segment=segment)
+            if delivered and current_ending() is not None:
+                self._ended_on = segment.message
+            return delivered
         gone = failures = 0
         started = self._clock.now()
         while True:

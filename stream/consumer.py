@@ -68,6 +68,11 @@ class ThoughtRuns:
             excess = 0
         self.cut = True
 
+    @property
+    def empty(self) -> bool:
+        """No thoughts were seen (cheap: nothing is joined)."""
+        return not self._runs
+
     def entries(self) -> list[ThoughtLogEntry]:
         if self._size > self._limit:
             self._trim()

@@ -6,6 +6,8 @@ the stream keeps draining, so every parallel call of the response comes back, in
 the serving provider are read from every chunk. An `Interrupt` ends the stream at once,
 even while the provider is silent. At the end the delivery is finished (final edits,
 indicator removed) — or only flushed when the reply stays open for a tool round.
+The finishing runs inside the answer's `Ending` (`stream.sink.answer_ending`), so the
+final edit of the last message can carry the answer's final controls.
 
 Errors are returned, never rendered: whoever runs the stream knows whether another
 attempt may still replace this one and how the failure should be explained.
@@ -35,7 +37,7 @@ from stream.capture import CapturedBlock
 from stream.consumer import ChunkConsumer
 from stream.interrupt import Interrupt, InterruptReason
 from stream.limits import StreamLimits
-from stream.sink import SentMessage
+from stream.sink import Ending, SentMessage, answer_ending
 
 log = logging.getLogger(__name__)
 
@@ -90,7 +92,7 @@ async def run_stream(
         await consumer.run(chunks, interrupt)
     except asyncio.CancelledError:
         # Cancelled from outside: still take the indicator off what was said.
-        with contextlib.suppress(BaseException):
+        with contextlib.suppress(BaseException), answer_ending(_ending(consumer, delivery)):
             await asyncio.shield(delivery.finish())
         raise
     status = _status(consumer)
@@ -98,7 +100,8 @@ async def run_stream(
         if keep_open_for_calls and status == "function_call":
             await delivery.flush()
         else:
-            await delivery.finish()
+            with answer_ending(_ending(consumer, delivery)):
+                await delivery.finish()
     except Exception:  # noqa: BLE001 - delivery problems are reported, not raised
         log.exception("finishing delivery failed")
     if status is None:
@@ -122,6 +125,19 @@ async def run_stream(
         cut_at="messages" if delivery.overflowed else None,
         thoughts_cut=consumer.thoughts.cut,
     )
+
+
+def ending_of(result: StreamResult, interrupted: InterruptReason | None = None) -> Ending:
+    """How an answer whose last stream gave `result` ended (for a finish made later, as
+    the tool loop's); `interrupted` overrides the result's interrupt reason."""
+    return Ending(result.finish_reason, bool(result.thoughts or result.captured_blocks),
+                  interrupted or result.interrupted)
+
+
+def _ending(consumer: ChunkConsumer, delivery: MessageDelivery) -> Ending:
+    """How the stream ended, as its delivery's finish is told (before the result exists)."""
+    reasoning = not consumer.thoughts.empty or bool(delivery.blocks)
+    return Ending(consumer.finish_reason, reasoning, consumer.interrupted)
 
 
 def _status(consumer: ChunkConsumer) -> StreamStatus | None:

@@ -88,6 +88,53 @@ def is_interim() -> bool:
     return _INTERIM.get()
 
 
+@dataclass(frozen=True, slots=True)
+class Ending:
+    """How an answer ended, in neutral terms: a sink may show controls from it (Discord's
+    buttons) without knowing the stream. `finish_reason` is the provider's (`length`: cut
+    by the output cap), `reasoning` whether thoughts or think blocks were captured,
+    `interrupted` the interrupt's reason (`stop`, `deadline`, ...) when one ended it."""
+
+    finish_reason: str | None
+    reasoning: bool
+    interrupted: str | None = None
+
+
+_ENDING: contextvars.ContextVar[Ending | None] = contextvars.ContextVar("sink_answer_ending", default=None)
+_CLOSING: contextvars.ContextVar[bool] = contextvars.ContextVar("sink_closing_operation", default=False)
+
+
+@contextlib.contextmanager
+def answer_ending(ending: Ending | None) -> Iterator[None]:
+    """The delivery's finishing calls made inside (by this task) know how the answer ended."""
+    token = _ENDING.set(ending)
+    try:
+        yield
+    finally:
+        _ENDING.reset(token)
+
+
+def current_ending() -> Ending | None:
+    """How the answer ended, while its delivery finishes (None: not known here)."""
+    return _ENDING.get()
+
+
+@contextlib.contextmanager
+def closing_operation() -> Iterator[None]:
+    """Sink calls made inside deliver the final state of the answer's LAST message: the one
+    that may carry the answer's final controls (a split head delivered final is not one)."""
+    token = _CLOSING.set(True)
+    try:
+        yield
+    finally:
+        _CLOSING.reset(token)
+
+
+def is_closing() -> bool:
+    """Whether the sink call being made now is the closing one of the last message."""
+    return _CLOSING.get()
+
+
 class MessageSink(Protocol):
     """One channel's delivery surface, replying to the triggering message."""
 

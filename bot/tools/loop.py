@@ -29,7 +29,8 @@ from providers.types import FunctionCall
 from stream.buffer import MessageDelivery
 from stream.interrupt import Interrupt
 from stream.limits import StreamLimits
-from stream.orchestrator import DEFAULT_LIMITS, StreamResult, run_stream
+from stream.orchestrator import DEFAULT_LIMITS, StreamResult, ending_of, run_stream
+from stream.sink import answer_ending
 
 log = logging.getLogger(__name__)
 
@@ -117,7 +118,8 @@ class ToolLoop:
         tools_offered = True
         while result.status == "function_call" and tools_offered:
             if interrupt.is_set():  # asked to stop between responses
-                await delivery.finish()
+                with answer_ending(ending_of(result, interrupt.reason)):
+                    await delivery.finish()
                 result.status, result.interrupted = "interrupted", interrupt.reason
                 return result
             iterations += 1
@@ -138,5 +140,6 @@ class ToolLoop:
                                       keep_open_for_calls=tools_offered, limits=limits, provider=adapter.provider)
             usage = result.usage = add_usage(usage, result.usage)
         if result.status == "function_call":  # bounded and the model still wants tools: the
-            await delivery.finish()  # turn says so (a `function_call` result after the loop)
+            with answer_ending(ending_of(result)):  # turn says so (a `function_call` result after the loop)
+                await delivery.finish()
         return result

@@ -12,7 +12,15 @@ from __future__ import annotations
 from collections import defaultdict, deque
 from dataclasses import dataclass
 
-from stream.sink import EmbedSpec, MessageGone, RateLimitInfo, SentMessage
+from stream.sink import (
+    EmbedSpec,
+    Ending,
+    MessageGone,
+    RateLimitInfo,
+    SentMessage,
+    current_ending,
+    is_closing,
+)
 from tests.support.fake_clock import VirtualClock
 
 
@@ -23,6 +31,8 @@ class Op:
     message_id: int
     content: str | None = None
     reply: bool = False
+    closing: bool = False  # made inside `closing_operation()` (sends and edits)
+    ending: Ending | None = None  # the `answer_ending` it was made in (sends and edits)
 
 
 class MemorySink:
@@ -108,7 +118,7 @@ class MemorySink:
         issued = await self._request("send")
         self._next_id += 1
         self.contents[self._next_id] = content
-        self.ops.append(Op(issued, "send", self._next_id, content, reply))
+        self.ops.append(Op(issued, "send", self._next_id, content, reply, is_closing(), current_ending()))
         return SentMessage(self._next_id, self.channel_id)
 
     async def edit(self, message: SentMessage, content: str) -> None:
@@ -121,7 +131,7 @@ class MemorySink:
         if message.id not in self.contents:
             raise MessageGone(f"message {message.id} was deleted")
         self.contents[message.id] = content
-        self.ops.append(Op(issued, "edit", message.id, content))
+        self.ops.append(Op(issued, "edit", message.id, content, False, is_closing(), current_ending()))
 
     async def delete(self, message: SentMessage) -> None:
         issued = await self._request("delete")
