@@ -1,10 +1,15 @@
-"""`/channels ...` (where the bot answers) and `/access ...` (for whom), Manage Server only.
+"""`/channels ...` (where the bot answers, and where it listens without a mention) and
+`/access ...` (for whom), Manage Server only.
 
 The decision itself is `bot.question.admission`; these commands only store what managers chose.
+A listen channel the channel rules keep the bot out of is stored all the same, with a
+warning: the rules are the managers' word on where the bot speaks, and listening does not
+overrule them (lifting the rule later makes the channel listen at once).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 import discord
@@ -22,6 +27,16 @@ from bot.repo.controls import (
     remove_access_rule,
     set_channel_mode,
     set_channel_rule,
+)
+from bot.repo.conversation import batch_seconds
+from bot.repo.listening import (
+    DEFAULT_LISTEN_GAP,
+    MAX_LISTEN_CHANNELS,
+    MAX_LISTEN_GAP,
+    listen_channels,
+    listen_gap_allowed,
+    remove_listen_channel,
+    set_listen_channel,
 )
 
 if TYPE_CHECKING:
@@ -52,8 +67,36 @@ def access_lines(interaction: discord.Interaction, controls: GuildControls) -> l
             text(interaction, "commands.access.required_roles", roles=mentions(controls.required_roles, "<@&{}>"))]
 
 
+def seconds(value: float) -> str:
+    """2.0 -> "2", 2.5 -> "2.5": how a stored number of seconds is shown."""
+    return f"{value:g}"
+
+
+def listening_lines(interaction: discord.Interaction, listening: Mapping[int, float], batch: float) -> list[str]:
+    """The listen channels with their gaps, and the batch window for back-to-back messages."""
+    entries = ", ".join(text(interaction, "commands.channels.listen_entry", channel=f"<#{channel_id}>",
+                             gap=seconds(gap)) for channel_id, gap in listening.items()) or "-"
+    batch_line = (text(interaction, "commands.channels.batch", seconds=seconds(batch)) if batch > 0
+                  else text(interaction, "commands.channels.batch_off"))
+    return [text(interaction, "commands.channels.listening", channels=entries), batch_line]
+
+
+async def read_listening(session: AsyncSession, guild_id: int) -> tuple[dict[int, float], float]:
+    """The listen channels and the batch window, as `listening_lines` takes them."""
+    return await listen_channels(session, guild_id), await batch_seconds(session, guild_id)
+
+
+def rule_warning(interaction: discord.Interaction, controls: GuildControls, channel_id: int) -> str | None:
+    """Why the channel rules keep the bot silent in a listen channel, or None."""
+    if channel_id in controls.denied:
+        return text(interaction, "commands.channels.listen_denied", channel=f"<#{channel_id}>")
+    if controls.mode == "allowlist" and channel_id not in controls.allowed:
+        return text(interaction, "commands.channels.listen_not_allowed", channel=f"<#{channel_id}>")
+    return None
+
+
 async def status_lines(interaction: discord.Interaction, session: AsyncSession) -> list[str]:
-    """The persona, channel and access settings of this server, for a manager's /status."""
+    """The persona, channel, listening and access settings of this server, for a manager's /status."""
     guild_id = interaction.guild_id
     controls = await read_controls(session, guild_id)
     server_persona = await get_persona(session, guild_id, None)
@@ -61,7 +104,9 @@ async def status_lines(interaction: discord.Interaction, session: AsyncSession) 
                    channels=await count_channel_personas(session, guild_id))
     counts = text(interaction, "commands.status.channel_rules", allowed=len(controls.allowed),
                   denied=len(controls.denied))
-    return [persona, text(interaction, MODE_KEYS[controls.mode]), counts, *access_lines(interaction, controls)]
+    listening = listening_lines(interaction, *await read_listening(session, guild_id))
+    return [persona, text(interaction, MODE_KEYS[controls.mode]), counts, *listening,
+            *access_lines(interaction, controls)]
 
 
 def target_of(target: Target) -> tuple[str, tuple[str, ...]]:
@@ -115,10 +160,45 @@ class AccessCog(ConfigCog):
             await set_channel_rule(session, interaction.guild_id, channel.id, "deny")
         await reply(interaction, "commands.channels.denied_one", channel=f"<#{channel.id}>")
 
+    @channels.command(name=lstr("commands.channels.listen.name"),
+                      description=lstr("commands.channels.listen.description"))
+    @app_commands.rename(channel=lstr("commands.param.channel.name"), gap=lstr("commands.param.gap.name"))
+    @app_commands.describe(channel=lstr("commands.param.channel.description"),
+                           gap=lstr("commands.param.gap.description"))
+    async def listen(self, interaction: discord.Interaction, channel: discord.TextChannel,
+                     gap: app_commands.Range[float, 0.0, MAX_LISTEN_GAP] = DEFAULT_LISTEN_GAP) -> None:
+        """Discord's client keeps `gap` in range; any other client's value is refused here."""
+        if not listen_gap_allowed(gap):
+            await reply(interaction, "commands.error.listen_gap_out_of_range", limit=seconds(MAX_LISTEN_GAP))
+            return
+        async with self.bot.sessions() as session, session.begin():
+            result = await set_listen_channel(session, interaction.guild_id, channel.id, gap)
+            controls = await read_controls(session, interaction.guild_id)
+        if result == "full":
+            await reply(interaction, "commands.error.listen_full", limit=MAX_LISTEN_CHANNELS)
+            return
+        lines = [text(interaction, "commands.channels.listening_one", channel=f"<#{channel.id}>", gap=seconds(gap))]
+        warning = rule_warning(interaction, controls, channel.id)
+        await send(interaction, "\n".join(lines if warning is None else [*lines, warning]))
+
+    @channels.command(name=lstr("commands.channels.listen_stop.name"),
+                      description=lstr("commands.channels.listen_stop.description"))
+    @app_commands.rename(channel=lstr("commands.param.channel.name"))
+    @app_commands.describe(channel=lstr("commands.param.channel.description"))
+    async def listen_stop(self, interaction: discord.Interaction, channel: discord.TextChannel) -> None:
+        async with self.bot.sessions() as session, session.begin():
+            removed = await remove_listen_channel(session, interaction.guild_id, channel.id)
+        await reply(interaction, "commands.channels.listen_stopped" if removed else "commands.channels.not_listening",
+                    channel=f"<#{channel.id}>")
+
     @channels.command(name=lstr("commands.channels.list.name"),
                       description=lstr("commands.channels.list.description"))
     async def list_channels(self, interaction: discord.Interaction) -> None:
-        await send(interaction, "\n".join(channel_lines(interaction, await self._controls(interaction.guild_id))))
+        async with self.bot.sessions() as session:
+            controls = await read_controls(session, interaction.guild_id)
+            listening = await read_listening(session, interaction.guild_id)
+        await send(interaction, "\n".join([*channel_lines(interaction, controls),
+                                            *listening_lines(interaction, *listening)]))
 
     # ---- for whom ------------------------------------------------------------------------
 

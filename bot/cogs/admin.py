@@ -24,8 +24,11 @@ from bot.cogs.base import (
 from bot.edge.translator import lstr
 from bot.repo import ActiveRoute
 from bot.repo.conversation import (
+    MAX_BATCH_SECONDS,
     MAX_HISTORY_MESSAGES,
+    batch_seconds_allowed,
     history_messages,
+    set_batch_seconds,
     set_history_messages,
     set_threads_enabled,
     threads_enabled,
@@ -107,6 +110,23 @@ class AdminCog(ConfigCog):
         async with self.bot.sessions() as session, session.begin():
             await set_threads_enabled(session, interaction.guild_id, enabled)
         await reply(interaction, "commands.reply.threads_on" if enabled else "commands.reply.threads_off")
+
+    @settings_group.command(name=lstr("commands.settings.batch_seconds.name"),
+                            description=lstr("commands.settings.batch_seconds.description"))
+    @app_commands.rename(seconds=lstr("commands.param.seconds.name"))
+    @app_commands.describe(seconds=lstr("commands.param.seconds.description"))
+    async def batch_seconds(self, interaction: discord.Interaction,
+                            seconds: app_commands.Range[float, 0.0, MAX_BATCH_SECONDS]) -> None:
+        """Discord's client keeps the number in range; any other client's value is refused here."""
+        if not batch_seconds_allowed(seconds):
+            await reply(interaction, "commands.error.batch_out_of_range", limit=f"{MAX_BATCH_SECONDS:g}")
+            return
+        async with self.bot.sessions() as session, session.begin():
+            stored = await set_batch_seconds(session, interaction.guild_id, seconds)
+        if stored > 0:
+            await reply(interaction, "commands.reply.batch_set", seconds=f"{stored:g}")
+        else:
+            await reply(interaction, "commands.reply.batch_off")
 
     @app_commands.command(name=lstr("commands.status.name"), description=lstr("commands.status.description"))
     async def status(self, interaction: discord.Interaction) -> None:

@@ -265,6 +265,33 @@ async def thread_history(message: discord.Message, bot_id: int, limit: int) -> H
     return _bounded(_grouped(recent, bot_id, named=True), limit, more)
 
 
+ASIDE_PREFIX = "//"  # a listen-channel message members address to each other, not to the bot
+
+
+async def listen_history(message: discord.Message, bot_id: int, depth: int) -> History:
+    """The history of a question in a listen channel (no mention, no reply chain: the
+    channel is the conversation): its last `depth` messages before `message`, oldest
+    first, members' as user turns carrying their display names (rendered `Name: text`),
+    the bot's own as assistant turns (a split answer is one), leaving out `//` asides,
+    other bots and system messages. One REST page of `depth` messages, so a busy channel
+    costs one request; nothing is counted as left out, since a channel has no beginning
+    the members would expect the model to have seen."""
+    if depth <= 0:
+        return History()
+    recent: list[discord.Message] = []
+    try:
+        async for earlier in message.channel.history(limit=depth, before=message):
+            aside = earlier.content.lstrip().startswith(ASIDE_PREFIX)
+            other_bot = earlier.author.bot and earlier.author.id != bot_id
+            if earlier.type in CONVERSATION_TYPES and not aside and not other_bot:
+                recent.append(earlier)
+    except discord.HTTPException:
+        log.warning("the recent messages of channel %s could not be read", getattr(message.channel, "id", "?"))
+    history = _bounded(_grouped(list(reversed(recent)), bot_id, named=True), depth, more=False)
+    history.left_out = 0
+    return history
+
+
 async def conversation_history(message: discord.Message, bot_id: int, limit: int, recall: Recall) -> History:
     """What `message` continues, at most `limit` earlier messages: in a thread the bot
     opened, the thread; in a DM without a reply, the recent DM; otherwise its reply chain."""

@@ -100,17 +100,19 @@ async def threads_enabled(session: AsyncSession, guild_id: int | None) -> bool:
     return row.threads_enabled if row is not None else False
 
 
-def check_batch_seconds(value: float) -> float:
-    """Within 0 (no batching) and MAX_BATCH_SECONDS; NaN and infinity are refused too."""
-    if not math.isfinite(value) or not 0 <= value <= MAX_BATCH_SECONDS:
-        raise RepositoryError("batch_out_of_range", limit=f"{MAX_BATCH_SECONDS:g}")
-    return float(value)
+def batch_seconds_allowed(value: float) -> bool:
+    """Within 0 (no batching) and MAX_BATCH_SECONDS; NaN and infinity are not."""
+    return math.isfinite(value) and 0 <= value <= MAX_BATCH_SECONDS
 
 
 @config_write("server", "guild_id")
 async def set_batch_seconds(session: AsyncSession, guild_id: int, value: float) -> float:
-    """How long one member's back-to-back messages wait to become one question (0: off)."""
-    value = check_batch_seconds(value)
+    """How long one member's back-to-back messages wait to become one question (0: off).
+    A value out of bounds is the caller's bug (ValueError): the command refuses it in the
+    member's language before it gets here."""
+    if not batch_seconds_allowed(value):
+        raise ValueError(f"batch seconds out of bounds: {value!r}")
+    value = float(value)
     await ensure_server(session, guild_id)
     stmt = insert_for(session, ConversationSettings).values(
         guild_id=guild_id, history_messages=DEFAULT_HISTORY_MESSAGES, batch_seconds=value)

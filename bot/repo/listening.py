@@ -9,40 +9,43 @@ server's lock, so two shard processes cannot both take the last place.
 from __future__ import annotations
 
 import math
+from typing import Literal
 
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import ListenChannel
-from bot.repo.common import RepositoryError, insert_for, lock_server
+from bot.repo.common import insert_for, lock_server
 from bot.repo.versions import config_write
 
 DEFAULT_LISTEN_GAP = 5.0
 MAX_LISTEN_GAP = 300.0
 MAX_LISTEN_CHANNELS = 10
+ListenResult = Literal["added", "updated", "full"]
 
 
-def check_listen_gap(value: float) -> float:
-    """Within 0 and MAX_LISTEN_GAP seconds; NaN and infinity are refused too."""
-    if not math.isfinite(value) or not 0 <= value <= MAX_LISTEN_GAP:
-        raise RepositoryError("listen_gap_out_of_range", limit=f"{MAX_LISTEN_GAP:g}")
-    return float(value)
+def listen_gap_allowed(value: float) -> bool:
+    """Within 0 and MAX_LISTEN_GAP seconds; NaN and infinity are not."""
+    return math.isfinite(value) and 0 <= value <= MAX_LISTEN_GAP
 
 
 @config_write("server", "guild_id")
 async def set_listen_channel(session: AsyncSession, guild_id: int, channel_id: int,
-                             gap: float = DEFAULT_LISTEN_GAP) -> bool:
-    """Listen in a channel (or change its gap); True when the channel is new. A new
-    channel beyond MAX_LISTEN_CHANNELS is refused."""
-    gap = check_listen_gap(gap)
+                             gap: float = DEFAULT_LISTEN_GAP) -> ListenResult:
+    """Listen in a channel, or change its gap: "added", "updated", or "full" (nothing
+    written: the server listens in MAX_LISTEN_CHANNELS already). A gap out of bounds is
+    the caller's bug (ValueError): the command refuses it in the member's language."""
+    if not listen_gap_allowed(gap):
+        raise ValueError(f"listen gap out of bounds: {gap!r}")
     await lock_server(session, guild_id)
     known = await listen_channels(session, guild_id)
     if channel_id not in known and len(known) >= MAX_LISTEN_CHANNELS:
-        raise RepositoryError("listen_full", limit=MAX_LISTEN_CHANNELS)
-    stmt = insert_for(session, ListenChannel).values(guild_id=guild_id, channel_id=channel_id, gap_seconds=gap)
+        return "full"
+    stmt = insert_for(session, ListenChannel).values(guild_id=guild_id, channel_id=channel_id,
+                                                     gap_seconds=float(gap))
     await session.execute(stmt.on_conflict_do_update(index_elements=["guild_id", "channel_id"],
-                                                     set_={"gap_seconds": gap}))
-    return channel_id not in known
+                                                     set_={"gap_seconds": float(gap)}))
+    return "updated" if channel_id in known else "added"
 
 
 @config_write("server", "guild_id")
