@@ -17,6 +17,13 @@ urgent, an edit the stream marks interim may be refused (`SinkBusy`: skipped, no
 failed), and a sink that is not an answer's (refusals, the thought log) and "typing…"
 are routine. An edit returns once Discord has answered it, not after discord.py's hold
 on the bucket it emptied (`bot/edge/answered.py`): a turn's last edit ends the turn.
+
+With `controls` (`bot/edge/controls.py`) the answer's buttons ride on the sends and
+edits the delivery makes anyway, never on a request of their own: text still streaming
+(ending with the indicator) carries Stop; the closing delivery of the last message
+carries the final buttons of the answer's `Ending` (a closing call without one, a note
+after the end, leaves the buttons as they are); any other final text (a split head)
+carries none, so Stop stays only on the newest part.
 """
 
 from __future__ import annotations
@@ -32,8 +39,10 @@ import discord
 
 from bot.edge.answered import until_answered
 from bot.edge.budget import BudgetBusy, Priority, request_priority
+from bot.edge.controls import AnswerControls
 from bot.edge.embeds import embed_from_spec
 from bot.load.metrics import FIRST_MESSAGE_SECONDS
+from stream.buffer import STREAMING_INDICATOR
 from stream.sink import (
     EmbedSpec,
     MessageGone,
@@ -43,6 +52,8 @@ from stream.sink import (
     SinkError,
     SinkForbidden,
     SinkUnavailable,
+    current_ending,
+    is_closing,
     is_interim,
 )
 
@@ -51,6 +62,7 @@ TYPING_REFRESH = 8.0  # seconds; Discord shows the indicator for about 10
 # discord.py's route keys for the two message-writing routes of a channel.
 _EDIT_ROUTE = "PATCH /channels/{channel_id}/messages/{message_id}"
 _SEND_ROUTE = "POST /channels/{channel_id}/messages"
+_UNCHANGED: dict[str, Any] = {}  # no `view` argument: Discord keeps the message's buttons
 
 
 @contextlib.contextmanager
@@ -84,10 +96,12 @@ class DiscordMessageSink:
     """
 
     def __init__(self, channel: discord.abc.Messageable, *, reply_to: discord.Message | None = None,
-                 client: discord.Client | None = None, typing: bool = False) -> None:
+                 client: discord.Client | None = None, typing: bool = False,
+                 controls: AnswerControls | None = None) -> None:
         self.channel = channel
         self.reply_to = reply_to
         self.client = client
+        self.controls = controls
         self._shows_typing = typing
         self._priority = Priority.URGENT if typing else Priority.ROUTINE
         self._first_timed = not typing  # an answer's sink times its first message once
@@ -142,14 +156,28 @@ class DiscordMessageSink:
             waited = (discord.utils.utcnow() - self.reply_to.created_at).total_seconds()
             FIRST_MESSAGE_SECONDS.observe(max(0.0, waited))
 
+    def _buttons(self, content: str) -> dict[str, Any]:
+        """The `view` argument of a text send or edit (see the module docstring)."""
+        controls = self.controls
+        if controls is None:
+            return _UNCHANGED
+        if content.endswith(STREAMING_INDICATOR):
+            return {"view": controls.stop}
+        if is_closing():
+            ending = current_ending()
+            return _UNCHANGED if ending is None else {"view": controls.final(ending)}
+        return {"view": None}
+
     async def send(self, content: str, *, reply: bool = False) -> SentMessage:
-        return await self._post(reply, content=content)
+        return await self._post(reply, content=content, **self._buttons(content))
 
     async def edit(self, message: SentMessage, content: str) -> None:
         priority = Priority.INTERIM if is_interim() else self._priority
+        buttons = self._buttons(content)
         with request_priority(priority), sink_errors(editing=True):
             # Back once Discord took it, not after discord.py's hold on an emptied bucket.
-            await until_answered(self._partial(message).edit(content=content, allowed_mentions=NO_MENTIONS))
+            await until_answered(self._partial(message).edit(content=content, allowed_mentions=NO_MENTIONS,
+                                                             **buttons))
 
     async def delete(self, message: SentMessage) -> None:
         """Remove a superseded message; an answer's sink shows "typing…" again until the retry speaks."""

@@ -67,15 +67,17 @@ async def tool_limit_notice(ctx: TurnContext, delivery: MessageDelivery) -> None
 
 
 # How an answer that did not fail may still have ended early -> the note under it.
+# `stop`: /stop or the answer's Stop button; the text so far stays, marked stopped.
 END_NOTES = {
     "deadline": "chat.answer_deadline",
     "shutdown": "chat.bot_restarting",
     "messages": "chat.answer_too_long",
+    "stop": "chat.answer_stopped",
 }
 
 
 async def end_notes(ctx: TurnContext, delivery: MessageDelivery, result: StreamResult) -> None:
-    """A bound or a shutdown ended the answer: say so under what was said."""
+    """A bound, a shutdown or a stop ended the answer: say so under what was said."""
     reason = result.cut_at or result.interrupted
     key = END_NOTES.get(reason or "")
     if key is not None and delivery.messages:
