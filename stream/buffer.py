@@ -70,7 +70,9 @@ class _Segment:
 @dataclass(frozen=True, slots=True)
 class Resume:
     """An answer's existing last message and the text it shows: a delivery made with it
-    appends to that message (Continue) instead of posting a first one."""
+    appends to that message (Continue) instead of posting a first one, and splits as one
+    delivery of `text` + the new text would. The message counts among the delivery's
+    `max_messages`; `retract()` gives it `text` back instead of deleting it."""
 
     message: SentMessage
     text: str
