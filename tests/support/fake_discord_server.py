@@ -7,8 +7,18 @@ buckets that answer 429 the way Discord does (`Via` header, `retry_after`, `glob
 and count every 429, so tests can prove pacing never trips them. Discord's global limit
 (`global_limit` requests per second across all routes, 50 by default as Discord's;
 interaction callbacks and webhooks exempt) answers a global 429 and is counted apart in
-`global_rate_limited` too. Every message the bot
-writes is kept with its edit history, embeds, files and `allowed_mentions`.
+`global_rate_limited` too; `global_counted` / `interaction_requests` count the requests on
+either side of that line. Every message the bot writes is kept with its edit history,
+embeds, files, `allowed_mentions` and message components (`components`, one set per
+version in `component_history`), checked by Discord's component rules
+(`fake_discord_components`: a 400 "Invalid Form Body" as Discord answers).
+
+Interactions: every INTERACTION_CREATE the fake dispatches is remembered (`interactions`)
+so its callback is answered as Discord does: once (a second answer: 400, code 40060), for a
+known interaction only (`accept_unknown_interactions`), types 4/5 (a message, ephemeral
+with flag 64: kept apart from the channel's visible messages), 6/7 (acknowledge / update
+the message the pressed component is on), 8 and 9. `press(message_id, custom_id)` presses
+a button that is on a message now.
 """
 
 from __future__ import annotations
@@ -27,12 +37,24 @@ from typing import Any
 from aiohttp import WSMsgType, web
 
 from tests.support.env_loopback import serve_on_loopback
+from tests.support.fake_discord_components import (
+    EPHEMERAL,
+    IS_COMPONENTS_V2,
+    buttons,
+    component_errors,
+    invalid_form_body,
+    nest,
+)
 from tests.support.fake_discord_threads import FakeThreads
 
 BOT_TOKEN = "fake-token-123"
 # Routes Discord does not count against the bot's global limit: interactions and their webhooks.
 GLOBAL_EXEMPT = re.compile(r"/(interactions|webhooks)/")
 _IDS = itertools.count(1_300_000_000_000_000_000)
+SUPPRESS_EMBEDS, SUPPRESS_NOTIFICATIONS = 1 << 2, 1 << 12
+# Message flags a request may set: a channel message never becomes ephemeral.
+_SETTABLE_FLAGS = SUPPRESS_EMBEDS | SUPPRESS_NOTIFICATIONS | IS_COMPONENTS_V2
+APP_PERMISSIONS = "2248473465835073"
 
 
 def snowflake() -> str:
@@ -75,6 +97,48 @@ class StoredMessage:
     deleted: bool = False
     webhook_token: str | None = None
     kind: int | None = None  # Discord's message type when not 0/19 (a thread starter is 21)
+    # Message components as Discord serves them; `component_history` has the set of every
+    # version the bot wrote (aligned with `history`: creation first, then one per edit).
+    components: list[dict[str, Any]] = field(default_factory=list)
+    component_history: list[list[dict[str, Any]]] = field(default_factory=list)
+    flags: int = 0  # Discord's message flags (64: ephemeral, 1 << 15: components v2)
+    interaction_id: str | None = None  # the interaction this message answers (response or follow-up)
+
+    @property
+    def ephemeral(self) -> bool:
+        """Only the interaction's user sees it; the channel's history does not list it."""
+        return bool(self.flags & EPHEMERAL)
+
+    def buttons(self) -> list[dict[str, Any]]:
+        """The buttons on the message now, in display order."""
+        return buttons(self.components)
+
+    @property
+    def custom_ids(self) -> list[str]:
+        """The custom_ids of the buttons on the message now (link buttons have none)."""
+        return [b["custom_id"] for b in self.buttons() if b.get("custom_id") is not None]
+
+    def custom_ids_at(self, version: int) -> list[str]:
+        """The buttons' custom_ids of one version (`component_history[version]`; -1: the last)."""
+        return [b["custom_id"] for b in buttons(self.component_history[version]) if b.get("custom_id")]
+
+
+@dataclass
+class FakeInteraction:
+    """An interaction the fake dispatched, and how the bot answered it."""
+
+    id: str
+    token: str
+    type: int  # 2 command, 3 component, 4 autocomplete, 5 modal submit
+    channel_id: str
+    message_id: str | None = None  # the message a pressed component is on
+    custom_id: str | None = None
+    user_id: str | None = None
+    created_at: float = field(default_factory=time.monotonic)
+    response_type: int | None = None  # the callback type the bot answered with (None: not yet)
+    original_id: str | None = None  # the message `@original` names once answered
+    followup_ids: list[str] = field(default_factory=list)
+    refused: list[int] = field(default_factory=list)  # Discord error codes of refused callbacks
 
 
 @dataclass
@@ -149,7 +213,16 @@ class FakeDiscord(FakeThreads):
         self.rate_limited: list[RequestRecord] = []  # every 429, global ones included
         self.global_rate_limited: list[RequestRecord] = []  # the global limit's 429s only
         self.commands: dict[str, list[dict[str, Any]]] = {}
-        self.interaction_responses: list[dict[str, Any]] = []
+        self.interaction_responses: list[dict[str, Any]] = []  # accepted callbacks, in order
+        # Every interaction dispatched, by id; callbacks for others answer 404 10062 unless
+        # `accept_unknown_interactions` (then each is answered once more like a new one).
+        self.interactions: dict[str, FakeInteraction] = {}
+        self.accept_unknown_interactions = True
+        # Seconds within which the first callback must come (Discord: 3); None: no deadline.
+        self.callback_deadline: float | None = None
+        # Requests counted against the global limit, and interaction requests (exempt).
+        self.global_counted = 0
+        self.interaction_requests = 0
         self.typing: list[tuple[str, float]] = []
         self.identified = asyncio.Event()
         # A close code to answer IDENTIFY with instead of READY (4014: a privileged intent
@@ -215,11 +288,35 @@ class FakeDiscord(FakeThreads):
         await self._notify()
 
     # ---- reading the store ----------------------------------------------------------
-    def bot_messages(self, channel_id: str | int | None = None) -> list[StoredMessage]:
-        """Messages the bot wrote (including deleted ones), in creation order."""
+    def bot_messages(self, channel_id: str | int | None = None, *,
+                     ephemeral: bool | None = None) -> list[StoredMessage]:
+        """Messages the bot wrote (including deleted and ephemeral ones), in creation order;
+        `ephemeral=False` keeps the ones the channel shows, `True` the ephemeral ones."""
         cid = str(channel_id) if channel_id is not None else None
         return [m for m in self.messages.values()
-                if m.author["id"] == self.bot_user["id"] and (cid is None or m.channel_id == cid)]
+                if m.author["id"] == self.bot_user["id"] and (cid is None or m.channel_id == cid)
+                and (ephemeral is None or m.ephemeral == ephemeral)]
+
+    def visible_messages(self, channel_id: str | int) -> list[StoredMessage]:
+        """What everyone sees in the channel (and its history lists): any author, not deleted,
+        not ephemeral; oldest first."""
+        cid = str(channel_id)
+        return [m for m in self.messages.values() if m.channel_id == cid and not m.deleted and not m.ephemeral]
+
+    def interaction(self, key: str | int) -> FakeInteraction:
+        """A dispatched interaction by its id or its token."""
+        key = str(key)
+        found = self.interactions.get(key) or next(
+            (i for i in self.interactions.values() if i.token == key), None)
+        if found is None:
+            raise AssertionError(f"the fake dispatched no interaction {key!r}")
+        return found
+
+    def interaction_messages(self, key: str | int) -> list[StoredMessage]:
+        """The messages an interaction's answer created (its response message, then its
+        follow-ups), ephemeral ones included; `key` is its id or its token."""
+        token = self.interaction(key).token
+        return [m for m in self.messages.values() if m.webhook_token == token]
 
     def count(self, method: str, path_regex: str) -> int:
         pattern = re.compile(path_regex)
@@ -286,7 +383,9 @@ class FakeDiscord(FakeThreads):
         await ws.send_str(json.dumps({"op": 0, "t": event, "s": self._seq, "d": data}))
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
-        """Send a gateway dispatch to every connected client."""
+        """Send a gateway dispatch to every connected client (an interaction is remembered)."""
+        if event == "INTERACTION_CREATE":
+            self._remember_interaction(data)
         for ws in list(self._sockets):
             await self._send(ws, event, data)
 
@@ -401,6 +500,60 @@ class FakeDiscord(FakeThreads):
         await self.dispatch("INTERACTION_CREATE", payload)
         return payload
 
+    def _remember_interaction(self, data: dict[str, Any]) -> None:
+        message = data.get("message") or {}
+        user = (data.get("member") or {}).get("user") or data.get("user") or {}
+        iid = str(data["id"])
+        self.interactions[iid] = FakeInteraction(
+            id=iid, token=data["token"], type=data.get("type", 2),
+            channel_id=str(data.get("channel_id") or self.channel_id),
+            message_id=str(message["id"]) if "id" in message else None,
+            custom_id=(data.get("data") or {}).get("custom_id"), user_id=user.get("id"))
+
+    def _channel_object(self, cid: str) -> dict[str, Any]:
+        """The channel object an interaction in `cid` carries (a thread's, a text channel's)."""
+        if cid in self.threads:
+            return self.threads[cid]
+        named = {self.channel_id: ("general", 0), self.thought_channel_id: ("thought-log", 1),
+                 **{c: (f"load-{i}", 2 + i) for i, c in enumerate(self.crowd_channels)}}
+        name, position = named.get(cid, ("channel", 0))
+        return self._channel(cid, name, position)
+
+    async def press(self, message_id: str | int, custom_id: str, *, user: dict[str, Any] | None = None,
+                    permissions: str = "0", locale: str = "en-US",
+                    app_permissions: str = APP_PERMISSIONS) -> dict[str, Any]:
+        """A member presses the button `custom_id` on a message: INTERACTION_CREATE type 3,
+        with the message as Discord serves it now. Fails (AssertionError) when the message
+        carries no enabled button with that custom_id now: Discord sends no such press.
+        A DM message's press comes with `user` and a DM channel instead of a member."""
+        stored = self.messages.get(str(message_id))
+        if stored is None or stored.deleted:
+            raise AssertionError(f"no message {message_id} to press a button on")
+        button = next((b for b in stored.buttons() if b.get("custom_id") == custom_id), None)
+        if button is None:
+            raise AssertionError(f"message {message_id} has no button {custom_id!r} now "
+                                 f"(its buttons: {stored.custom_ids})")
+        if button.get("disabled"):
+            raise AssertionError(f"the button {custom_id!r} on message {message_id} is disabled")
+        user = user or self.member_user
+        cid = stored.channel_id
+        payload: dict[str, Any] = {
+            "id": snowflake(), "application_id": self.application_id, "type": 3,
+            "token": f"itoken-{snowflake()}", "version": 1,
+            "data": {"custom_id": custom_id, "component_type": 2},
+            "message": self.message_payload(stored), "attachment_size_limit": 10 * 1024 * 1024,
+            "channel_id": cid, "locale": locale, "app_permissions": app_permissions, "entitlements": [],
+        }
+        if cid == self.dm_channel_id:
+            payload.update(user=user, context=1, channel={"id": cid, "type": 1, "recipients": [user]},
+                           authorizing_integration_owners={"1": user["id"]})
+        else:
+            payload.update(guild_id=self.guild_id, guild_locale="en-US", context=0,
+                           channel=self._channel_object(cid), member=self._member(user, permissions),
+                           authorizing_integration_owners={"0": self.guild_id})
+        await self.dispatch("INTERACTION_CREATE", payload)
+        return payload
+
     # ---- REST ----------------------------------------------------------------------------
     def message_payload(self, m: StoredMessage) -> dict[str, Any]:
         data: dict[str, Any] = {
@@ -408,8 +561,8 @@ class FakeDiscord(FakeThreads):
             "timestamp": _now_iso(), "edited_timestamp": _now_iso() if len(m.history) > 1 else None,
             "tts": False, "mention_everyone": False, "mentions": [], "mention_roles": [],
             "attachments": m.attachments, "embeds": m.embeds, "pinned": False,
-            "type": m.kind if m.kind is not None else 19 if m.message_reference else 0, "flags": 0,
-            "components": [],
+            "type": m.kind if m.kind is not None else 19 if m.message_reference else 0, "flags": m.flags,
+            "components": m.components,
         }
         if m.message_reference:
             data["message_reference"] = m.message_reference
@@ -470,7 +623,12 @@ class FakeDiscord(FakeThreads):
     async def _answer(self, request: web.Request, method: str, path: str, body: Any,
                       files: dict[str, tuple[str, bytes, str]], record: RequestRecord,
                       now: float) -> web.Response:
-        if self.global_limit is not None and not GLOBAL_EXEMPT.match(path):
+        exempt = bool(GLOBAL_EXEMPT.match(path))
+        if exempt:
+            self.interaction_requests += 1
+        else:
+            self.global_counted += 1
+        if self.global_limit is not None and not exempt:
             if self._global is None or self._global.limit != self.global_limit:
                 self._global = Bucket("global", self.global_limit, 1.0)
             if not self._take(self._global, now):
@@ -563,40 +721,85 @@ class FakeDiscord(FakeThreads):
             return 204, None
         if m := re.fullmatch(r"/channels/(\d+)/messages", path):
             if method == "POST":
-                stored = self._create(m.group(1), body or {}, files)
+                body = body or {}
+                if (invalid := self._invalid(body, body.get("flags") or 0)) is not None:
+                    return invalid
+                stored = self._create(m.group(1), body, files)
                 return 200, self.message_payload(stored)
             if method == "GET":
-                msgs = [x for x in self.messages.values() if x.channel_id == m.group(1) and not x.deleted]
+                msgs = self.visible_messages(m.group(1))
                 if before := int(request.query.get("before", 0)):  # a history page older than a message
                     msgs = [x for x in msgs if int(x.id) < before]
                 return 200, [self.message_payload(x) for x in reversed(msgs)][: int(request.query.get("limit", 50))]
         if m := re.fullmatch(r"/channels/(\d+)/messages/(\d+)", path):
+            stored = self.messages.get(m.group(2))
+            if stored is not None and stored.ephemeral:  # only its interaction's webhook reaches it
+                return 404, {"message": "Unknown Message", "code": 10008}
             return self._existing(method, m.group(2), body or {}, files)
         if m := re.fullmatch(r"/interactions/(\d+)/([^/]+)/callback", path):
             return self._callback(m.group(1), m.group(2), body or {}, files)
         if m := re.fullmatch(r"/webhooks/(\d+)/([^/]+)(?:/messages/(@original|\d+))?", path):
-            token, target = m.group(2), m.group(3)
+            return self._webhook(method, m.group(2), m.group(3), body or {}, files)
+        return None
+
+    def _invalid(self, body: dict[str, Any], flags: int, *prefix: str) -> tuple[int, Any] | None:
+        """Discord's 400 for components that break its rules (None: valid or absent)."""
+        if "components" not in body or body["components"] is None:
+            return None
+        errors = component_errors(body["components"], flags)
+        return (400, invalid_form_body(nest(errors, *prefix))) if errors else None
+
+    def _webhook(self, method: str, token: str, target: str | None, body: dict[str, Any],
+                 files: dict[str, tuple[str, bytes, str]]) -> tuple[int, Any] | None:
+        """An interaction's webhook: follow-ups (POST), `@original` and follow-up edits."""
+        inter = next((i for i in self.interactions.values() if i.token == token), None)
+        unknown_webhook = 404, {"message": "Unknown Webhook", "code": 10015}
+        if inter is None:  # a token the fake never dispatched: answered as before interactions were known
             if target is None and method == "POST":
-                stored = self._create(self.channel_id, body or {}, files, webhook_token=token)
+                if (invalid := self._invalid(body, body.get("flags") or 0)) is not None:
+                    return invalid
+                stored = self._create(self.channel_id, body, files, webhook_token=token, may_hide=True)
                 return 200, self.message_payload(stored)
             if target == "@original":
                 target = next((x.id for x in self.messages.values() if x.webhook_token == token), None)
                 if target is None:
-                    return 404, {"message": "Unknown Webhook", "code": 10015}
-            if target is not None:
-                return self._existing(method, target, body or {}, files)
-        return None
+                    return unknown_webhook
+            return None if target is None else self._existing(method, target, body, files)
+        if target is None:
+            if method != "POST":
+                return None
+            if inter.response_type is None:  # no follow-up before the interaction is answered
+                return unknown_webhook
+            if (invalid := self._invalid(body, body.get("flags") or 0)) is not None:
+                return invalid
+            stored = self._create(inter.channel_id, body, files, webhook_token=token, may_hide=True,
+                                  interaction_id=inter.id)
+            inter.followup_ids.append(stored.id)
+            return 200, self.message_payload(stored)
+        if target == "@original":
+            target = inter.original_id
+            if target is None:
+                return unknown_webhook
+        elif target != inter.original_id and target not in inter.followup_ids:
+            return 404, {"message": "Unknown Message", "code": 10008}
+        return self._existing(method, target, body, files)
 
     def _create(self, channel_id: str, body: dict[str, Any], files: dict[str, tuple[str, bytes, str]],
-                *, webhook_token: str | None = None) -> StoredMessage:
+                *, webhook_token: str | None = None, may_hide: bool = False,
+                interaction_id: str | None = None) -> StoredMessage:
+        """A new bot message; `may_hide`: an interaction's message, ephemeral with flag 64."""
+        flags = body.get("flags") or 0
         stored = StoredMessage(id=snowflake(), channel_id=channel_id, author=self.bot_user,
-                               content=body.get("content") or "", webhook_token=webhook_token)
+                               content=body.get("content") or "", webhook_token=webhook_token,
+                               flags=flags & (_SETTABLE_FLAGS | (EPHEMERAL if may_hide else 0)),
+                               interaction_id=interaction_id)
         stored.history.append(stored.content)
         ref = body.get("message_reference")
         if ref:  # discord.py sends ints; Discord answers with string snowflakes
             stored.message_reference = {k: str(v) if k.endswith("_id") and v is not None else v
                                         for k, v in ref.items()}
         self._apply(stored, body, files)
+        stored.component_history.append(stored.components)
         self.messages[stored.id] = stored
         return stored
 
@@ -605,14 +808,17 @@ class FakeDiscord(FakeThreads):
             stored.embeds = body["embeds"] or []
         if "allowed_mentions" in body:
             stored.allowed_mentions = body["allowed_mentions"]
+        if "components" in body:  # present: replaced ([] removes them); absent: kept
+            stored.components = body["components"] or []
         if files:
             stored.attachments = []
-            for name, (filename, data, ctype) in files.items():
+            for filename, data, ctype in files.values():
+                aid = snowflake()
+                self.attachment_data[aid] = data  # served like a member's file
+                url = f"{self.base_url}/attachments/{aid}/{filename}"
                 stored.files[filename] = data
-                stored.attachments.append({"id": snowflake(), "filename": filename, "size": len(data),
-                                           "url": f"{self.base_url}/attachments/{name}/{filename}",
-                                           "proxy_url": f"{self.base_url}/attachments/{name}/{filename}",
-                                           "content_type": ctype})
+                stored.attachments.append({"id": aid, "filename": filename, "size": len(data),
+                                           "url": url, "proxy_url": url, "content_type": ctype})
 
     def _existing(self, method: str, mid: str, body: dict[str, Any],
                   files: dict[str, tuple[str, bytes, str]]) -> tuple[int, Any]:
@@ -624,24 +830,70 @@ class FakeDiscord(FakeThreads):
         if method == "DELETE":
             stored.deleted = True
             return 204, None
+        if (invalid := self._invalid(body, stored.flags | (body.get("flags") or 0))) is not None:
+            return invalid
+        self._edit(stored, body, files)
+        return 200, self.message_payload(stored)
+
+    def _edit(self, stored: StoredMessage, body: dict[str, Any], files: dict[str, tuple[str, bytes, str]]) -> None:
         if "content" in body:
             stored.content = body["content"] or ""
+        if "flags" in body:  # an edit sets the suppress bits; ephemeral and components v2 stay
+            stored.flags = (stored.flags & ~SUPPRESS_EMBEDS) | ((body["flags"] or 0) & _SETTABLE_FLAGS)
         stored.history.append(stored.content)
         stored.edit_times.append(time.monotonic())
         self._apply(stored, body, files)
-        return 200, self.message_payload(stored)
+        stored.component_history.append(stored.components)
 
     def _callback(self, iid: str, token: str, body: dict[str, Any],
                   files: dict[str, tuple[str, bytes, str]]) -> tuple[int, Any]:
-        self.interaction_responses.append({"interaction_id": iid, "token": token, **body})
+        """An interaction's response, answered once as Discord does."""
+        inter = self.interactions.get(iid)
+        if inter is None or inter.token != token:
+            if not self.accept_unknown_interactions:
+                return 404, {"message": "Unknown interaction", "code": 10062}
+            inter = FakeInteraction(iid, token, 2, self.channel_id)  # not kept: each call is a new one
+        late = (self.callback_deadline is not None
+                and time.monotonic() - inter.created_at > self.callback_deadline)
+        if inter.response_type is not None or late:
+            code = 40060 if inter.response_type is not None else 10062
+            inter.refused.append(code)
+            if code == 10062:
+                return 404, {"message": "Unknown interaction", "code": 10062}
+            return 400, {"message": "Interaction has already been acknowledged.", "code": 40060}
         rtype = body.get("type")
         data = body.get("data") or {}
-        interaction = {"id": iid, "type": 2, "response_message_loading": rtype == 5,
-                       "response_message_ephemeral": bool(data.get("flags", 0) & 64)}
+        if rtype in (6, 7) and inter.message_id is None:  # only a component's message can be updated
+            return 400, invalid_form_body({"type": {"_errors": [{
+                "code": "INTERACTION_CALLBACK_TYPE_INVALID",
+                "message": "Interaction callback type is not valid for this interaction"}]}})
+        target = self.messages.get(inter.message_id) if rtype == 7 and inter.message_id else None
+        if rtype == 7 and (target is None or target.deleted):
+            return 404, {"message": "Unknown Message", "code": 10008}
+        if rtype in (4, 7):
+            flags = (data.get("flags") or 0) | (target.flags if target is not None else 0)
+            if (invalid := self._invalid(data, flags, "data")) is not None:
+                return invalid
+        inter.response_type = rtype
+        self.interaction_responses.append({"interaction_id": iid, "token": token, **body})
+        callback: dict[str, Any] = {"id": iid, "type": inter.type, "response_message_loading": rtype == 5,
+                                    "response_message_ephemeral": bool((data.get("flags") or 0) & EPHEMERAL)}
+        message: dict[str, Any] | None = None
         if rtype in (4, 5):
-            stored = self._create(self.channel_id, data, files, webhook_token=token)
-            interaction["response_message_id"] = stored.id
+            stored = self._create(inter.channel_id, data, files, webhook_token=token, may_hide=True,
+                                  interaction_id=iid)
+            inter.original_id = stored.id
             message = self.message_payload(stored)
-            message["flags"] = data.get("flags", 0)
-            return 200, {"interaction": interaction, "resource": {"type": rtype, "message": message}}
-        return 200, {"interaction": interaction}
+        elif rtype in (6, 7):
+            inter.original_id = inter.message_id
+            if target is not None:
+                self._edit(target, data, files)
+                message = self.message_payload(target)
+        if inter.original_id is not None:
+            callback["response_message_id"] = inter.original_id
+        if rtype in (4, 5, 6, 7):
+            resource: dict[str, Any] = {"type": rtype}
+            if message is not None:
+                resource["message"] = message
+            return 200, {"interaction": callback, "resource": resource}
+        return 200, {"interaction": callback}
