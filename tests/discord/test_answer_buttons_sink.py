@@ -21,9 +21,9 @@ from stream.buffer import STREAMING_INDICATOR, MessageDelivery
 from stream.limits import StreamLimits
 from stream.orchestrator import run_stream
 from stream.pacing import EditBudget
-from stream.sink import Ending, answer_ending
+from stream.sink import Ending, answer_ending, closing_operation
 from tests.support.drive_discord_client import RunningBot, fast_ready_kwargs, running_bot
-from tests.support.fake_discord_server import FakeDiscord, RequestRecord, snowflake
+from tests.support.fake_discord_server import FakeDiscord, RequestRecord
 
 ASKER, QUESTION = 4242, 9001
 LIMIT = 300  # a small message size: the answer splits into several parts quickly
@@ -118,6 +118,9 @@ async def test_buttons_ride_on_the_deliverys_own_requests() -> None:
     assert latest.pop(last) == final  # the last message's final edit: Regenerate, Continue, Reasoning
     assert set(map(str, (m.id for m in answered.messages[:-1]))) == set(latest)
     assert all(ids == [] for ids in latest.values())  # earlier parts: Stop removed by their final edit
+    # What Discord shows now: the buttons on the last message only.
+    assert fake.messages[last].custom_ids == final
+    assert all(fake.messages[i].custom_ids == [] for i in latest)
     labels = [c["label"] for row in _writes(with_buttons)[-1].body["components"] for c in row["components"]]
     assert labels == [t(k, "en") for k in ("chat.controls.regenerate", "chat.controls.continue",
                                             "chat.controls.reasoning")]
@@ -150,6 +153,12 @@ async def test_a_streamed_answer_shows_stop_only_on_its_newest_part() -> None:
             assert not with_stop or order.index(target) >= order.index(with_stop[-1])
             with_stop.append(target)
     assert with_stop[-1] == order[-1] and set(with_stop) == set(order)
+    stop = f"ans:stop:{ASKER}:{QUESTION}"
+    for part in order:  # every part showed Stop while it was the newest
+        stored = fake.messages[part]
+        versions = [stored.custom_ids_at(v) for v in range(len(stored.component_history))] + [stored.custom_ids]
+        assert [stop] in versions
+    assert [fake.messages[p].custom_ids for p in order[:-1]] == [[]] * (len(order) - 1)
     final = records[-1]
     assert _target(final, fake, order) == order[-1]
     assert _ids(final.body) == [f"ans:regen:{ASKER}:{QUESTION}", f"ans:why:{ASKER}:{QUESTION}"]
@@ -173,29 +182,8 @@ async def test_a_note_after_the_end_leaves_the_buttons_alone_and_views_are_never
         stored = state._view_store.persistent_views, state._view_store._synced_message_views
     assert _ids(records[0].body) == [f"ans:stop:{ASKER}:{QUESTION}"]
     assert records[-1].body["content"] == "Short." and "components" not in records[-1].body
+    assert fake.messages[str(delivery.messages[0].id)].custom_ids == [f"ans:stop:{ASKER}:{QUESTION}"]
     assert stored == ([], {})
-
-
-def _press_payload(fake: FakeDiscord, message_id: str, custom_id: str) -> dict[str, Any]:
-    """INTERACTION_CREATE of a button press on a message the fake holds."""
-    stored = fake.messages[message_id]
-    edits = [r for r in fake.requests if r.body and isinstance(r.body, dict) and "components" in r.body
-             and (r.path.endswith(message_id) or r.body.get("content") == stored.history[0])]
-    message = {**fake.message_payload(stored), "components": edits[-1].body["components"]}
-    user = fake.member_user
-    return {
-        "id": snowflake(), "application_id": fake.application_id, "type": 3,
-        "token": f"itoken-{snowflake()}", "version": 1,
-        "data": {"custom_id": custom_id, "component_type": 2}, "message": message,
-        "attachment_size_limit": 10 * 1024 * 1024, "guild_id": fake.guild_id,
-        "channel_id": fake.channel_id, "channel": {"id": fake.channel_id, "type": 0, "guild_id": fake.guild_id,
-                                                   "name": "general", "position": 0,
-                                                   "permission_overwrites": [], "nsfw": False, "parent_id": None},
-        "member": {"user": user, "roles": [], "joined_at": "2024-01-01T00:00:00+00:00", "deaf": False,
-                   "mute": False, "flags": 0, "permissions": "0"},
-        "locale": "en-US", "guild_locale": "en-US", "app_permissions": "0", "entitlements": [],
-        "authorizing_integration_owners": {"0": fake.guild_id}, "context": 0,
-    }
 
 
 class CountingBudget(GlobalBudget):
@@ -220,19 +208,28 @@ async def test_a_press_reaches_the_bot_and_its_interaction_requests_take_no_budg
         sent = await sink.send("Answer." + STREAMING_INDICATOR, reply=True)
         for _ in range(3):
             await budget.acquire(Priority.URGENT)  # the window is full now
-        taken, start = budget.taken, len(fake.requests)
+        taken, start, counted = budget.taken, len(fake.requests), fake.global_counted
         loop = asyncio.get_running_loop()
         began = loop.time()
-        await fake.dispatch("INTERACTION_CREATE", _press_payload(fake, str(sent.id), f"ans:stop:{ASKER}:{QUESTION}"))
+        await fake.press(sent.id, f"ans:stop:{ASKER}:{QUESTION}")
         client = run.bot
         assert isinstance(client, Recorder)
         await run.wait_for(lambda: len(fake.requests) - start >= 2 and bool(client.presses))
         waited = loop.time() - began
-    assert client.presses == [Press("stop", ASKER, QUESTION)]
+        global_counted, taken_by_press = fake.global_counted - counted, budget.taken - taken
+        with answer_ending(Ending("length", reasoning=False)), closing_operation():
+            await sink.edit(sent, "Answer.")
+        taken = budget.taken
+        await fake.press(sent.id, f"ans:cont:{ASKER}:{QUESTION}")  # the final buttons work the same way
+        await run.wait_for(lambda: len(client.presses) == 2)
+        await run.wait_for(lambda: sum("/webhooks/" in r.path for r in fake.requests[start:]) == 2)
+        taken_by_press += budget.taken - taken
+    assert client.presses == [Press("stop", ASKER, QUESTION), Press("cont", ASKER, QUESTION)]
+    assert global_counted == 0  # Discord counts neither against the global limit
     paths = [r.path for r in fake.requests[start:]]
     assert any("/interactions/" in p and p.endswith("/callback") for p in paths)
     assert any(p.startswith(f"/webhooks/{fake.application_id}/") for p in paths)
-    assert budget.taken == taken  # neither the callback nor the follow-up took a slot
+    assert taken_by_press == 0  # neither the callbacks nor the follow-ups took a slot
     assert waited < 0.4  # and neither waited for the full window
 
 
