@@ -6,6 +6,7 @@ through the generation turn (`bot.turn.run_generation_turn`). The model may call
 built-in tools (`bot.tools`), which see only the message's channel. `/stop` ends the
 caller's latest answer in the channel, or — for members who may manage messages —
 every answer there (`bot.load.answers`: an answer is stoppable from the moment it is admitted).
+The buttons under answers are `bot.cogs.controls`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from discord import app_commands
 from discord.ext import commands
 
 from bot.cogs.base import reply
+from bot.cogs.controls import ControlsCog
+from bot.edge.controls import AnswerButton
 from bot.edge.translator import lstr
 from bot.load.answers import RunningAnswer
 from bot.question.context import Services
@@ -66,4 +69,9 @@ class ChatCog(commands.Cog):
 
 
 async def setup(bot: commands.Bot) -> None:
-    await bot.add_cog(ChatCog(bot))
+    """The chat cog, and the answer buttons' cog on the same answering; the buttons'
+    one dynamic item is registered here, once, so presses work after a restart."""
+    chat = ChatCog(bot)
+    await bot.add_cog(chat)
+    await bot.add_cog(ControlsCog(chat.answering))
+    bot.add_dynamic_items(AnswerButton)

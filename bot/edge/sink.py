@@ -178,6 +178,7 @@ class DiscordMessageSink:
             # Back once Discord took it, not after discord.py's hold on an emptied bucket.
             await until_answered(self._partial(message).edit(content=content, allowed_mentions=NO_MENTIONS,
                                                              **buttons))
+        self._stop_typing()  # an answer regenerated into its old messages shows text by editing them
 
     async def delete(self, message: SentMessage) -> None:
         """Remove a superseded message; an answer's sink shows "typing…" again until the retry speaks."""

@@ -10,15 +10,19 @@ member in several threads), so nothing here is keyed by channel alone.
 Read your own writes: which messages make an answer is written to the database in a
 batch after the answer ends; until then (and for a while after) this process answers
 that question itself, from the parts on screen while it streams and from the finished
-record after (`holding`).
+record after (`holding`). The same goes for what an answer's buttons need (who asked,
+the finish reason, the reasoning: `facts_of`) and whether a newer answer continued it
+(`continued`).
 """
 
 from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from typing import Any
 
 from bot.load.config_cache import Lru
+from bot.repo.answer_records import AnswerFacts
 from bot.repo.conversation import RecordedAnswer
 from stream.buffer import MessageDelivery
 from stream.interrupt import Interrupt, InterruptReason
@@ -47,10 +51,18 @@ class RunningAnswer:
     interrupt: Interrupt = field(default_factory=Interrupt)
     queued: bool = False  # admitted, not streaming yet (waiting for a turn, or being prepared)
     shown: Shown = field(default_factory=Shown)
+    kept_parts: tuple[int, ...] = ()  # parts before the delivery on screen (an answer continued)
+    question: Any = None  # what was asked (`bot.question.context.Question`): a batch grows from it
+    arrived: float = 0.0  # loop time of the question's newest message
+    paid: bool = False  # counted in the limits of whoever pays (a batch joining it is not counted again)
 
     def record(self) -> RecordedAnswer:
         """The answer as its record will say: the question and the parts shown now."""
-        return RecordedAnswer(self.question_id, self.channel_id, self.shown.part_ids())
+        return RecordedAnswer(self.question_id, self.channel_id, self.kept_parts + self.shown.part_ids())
+
+    def showed_text(self) -> bool:
+        """Whether any of this answer's text is on screen (a batch can no longer grow)."""
+        return bool(self.kept_parts or self.shown.part_ids())
 
 
 class RunningAnswers:
@@ -62,6 +74,8 @@ class RunningAnswers:
         self._idle.set()
         self.closed = False  # shutting down: no new answer starts
         self._recent = Lru(MAX_RECENT)  # part id -> the finished answer it belongs to
+        self._facts = Lru(MAX_RECENT)  # first part id -> what the answer's buttons need
+        self._continued = Lru(MAX_RECENT)  # first part ids of answers a newer answer continued
 
     def start(self, answer: RunningAnswer) -> RunningAnswer | None:
         """Register `answer`; None once shutdown began (nothing new starts then)."""
@@ -88,6 +102,23 @@ class RunningAnswers:
             if message_id in answer.shown.part_ids():
                 return answer.record()
         return self._recent.get(message_id)
+
+    def by_question(self, question_id: int) -> RunningAnswer | None:
+        """The answer running for the question whose newest message is `question_id`."""
+        return next((a for a in self._running if a.question_id == question_id), None)
+
+    def remember(self, facts: AnswerFacts) -> None:
+        """An answer ended: what its buttons need, and that it continued an earlier one."""
+        self._facts.put(facts.first_message_id, facts)
+        if facts.continues_id is not None:
+            self._continued.put(facts.continues_id, True)
+
+    def facts_of(self, first_message_id: int) -> AnswerFacts | None:
+        return self._facts.get(first_message_id)
+
+    def continued(self, first_message_id: int) -> bool:
+        """Whether a newer answer this process gave continued this one."""
+        return self._continued.get(first_message_id) is not None
 
     async def close(self, grace: float) -> int:
         """Admit nothing more, interrupt every answer (each keeps its text and says the

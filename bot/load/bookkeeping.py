@@ -1,7 +1,7 @@
 """The bookkeeping an answer leaves behind, as writes for `WriteBehind`.
 
 Each answer adds to its key's health and its day row of usage, and records which
-messages it is made of. Queued, writes of the same row add up (a busy minute on one key
+messages it is made of and what its buttons need later. Queued, writes of the same row add up (a busy minute on one key
 is one update, not one per answer), and a run of usage or answer writes goes in one
 statement (`add_usages`, `record_answers`).
 """
@@ -15,6 +15,7 @@ from typing import ClassVar
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.repo.answer_records import AnswerFacts, forget_parts, record_answer_facts
 from bot.repo.conversation import RecordedAnswer, record_answers
 from bot.repo.keys import KeyRef, record_key_failure, record_key_success
 from bot.repo.usage import UsageAdd, add_usages
@@ -100,3 +101,18 @@ class AnswerWrite(Unmerged):
     @classmethod
     async def write_all(cls, session: AsyncSession, items: Sequence[AnswerWrite]) -> None:
         await record_answers(session, [item.answer for item in items])
+
+
+@dataclass(frozen=True)
+class AnswerFactsWrite(Unmerged):
+    """What an answer's buttons need later (`bot.repo.answer_records`); `gone`: parts a
+    regenerated answer no longer has."""
+
+    what: ClassVar[str] = "answer"
+    facts: AnswerFacts
+    gone: tuple[int, ...] = ()
+
+    @classmethod
+    async def write_all(cls, session: AsyncSession, items: Sequence[AnswerFactsWrite]) -> None:
+        await record_answer_facts(session, [item.facts for item in items])
+        await forget_parts(session, [part for item in items for part in item.gone])

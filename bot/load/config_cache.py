@@ -310,14 +310,15 @@ class ConfigSnapshot:
         return self.state in ("ok", "none")
 
 
-async def read_config(cache: ConfigCache | None, guild_id: int | None, user_id: int) -> ConfigSnapshot:
+async def read_config(cache: ConfigCache | None, guild_id: int | None, user_id: int,
+                      server: ServerConfig | None = None) -> ConfigSnapshot:
     """The one configuration read of a question, with its one failure policy: a database
-    that does not answer is logged and counted here and reported in `state`, never raised."""
+    that does not answer is logged and counted here and reported in `state`, never raised.
+    `server`: the server's settings read a moment ago for this message (not read again)."""
     if cache is None:
         return ConfigSnapshot("none")
-    server: ServerConfig | None = None
     try:
-        server = await cache.server(guild_id)
+        server = server if server is not None else await cache.server(guild_id)
         personal = await cache.personal(user_id, guild_id)
     except (SQLAlchemyError, OSError) as exc:
         database_error("turn")

@@ -11,8 +11,8 @@ reaches back into the bot for them.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Literal
 
 import discord
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -20,16 +20,17 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from bot.edge.embeds import locale_for_message
 from bot.edge.sink import DiscordMessageSink
 from bot.load.answers import RunningAnswers
-from bot.load.config_cache import ConfigCache, ConfigSnapshot, read_config
+from bot.load.config_cache import ConfigCache, ConfigSnapshot, ServerConfig, read_config
 from bot.load.turn_queue import TurnQueue
 from bot.load.write_behind import WriteBehind
+from bot.repo.answer_records import AnswerFacts
 from bot.settings import Settings
 from bot.tools import ToolRegistry
 from bot.turn import Credentials
 from providers.client_pool import ClientPool
 from providers.i18n import t
 from stream.pacing import ChannelBudgets
-from stream.sink import SinkError
+from stream.sink import SentMessage, SinkError
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,37 @@ class Where:
 
 
 @dataclass(frozen=True)
+class Exchange:
+    """The member's question and the partial answer a newer message of theirs interrupted:
+    the newer answer's history holds them (its own history may not: a mention in a channel
+    has none)."""
+
+    prompt: str
+    name: str | None
+    answer: str
+    part_ids: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class Again:
+    """An earlier answer done again (`regenerate`: its messages edited in place) or carried
+    on (`continue`: the answer so far goes back to the model, the new text is appended)."""
+
+    kind: Literal["regenerate", "continue"]
+    facts: AnswerFacts
+    channel: discord.abc.Messageable  # where its parts are
+    parts: tuple[SentMessage, ...]
+    text: str = ""  # continue: the whole answer so far
+    last_text: str = ""  # continue: its last part as shown
+
+
+@dataclass(frozen=True)
 class Question:
-    """One message addressed to the bot, with everything later steps read of it."""
+    """One message addressed to the bot, with everything later steps read of it.
+
+    A batch (a member's back-to-back messages) is one question: `message` is the newest,
+    `earlier` the ones before it, `prompt` all their texts in order. `listening` is the gap
+    of the listen channel it was written in (None: the bot was addressed)."""
 
     message: discord.Message
     where: Where
@@ -79,10 +109,28 @@ class Question:
     prompt: str  # the text without the bot's mention
     bot_id: int
     config: ConfigSnapshot
+    earlier: tuple[discord.Message, ...] = ()
+    listening: float | None = None
+    follows: Exchange | None = None
+    again: Again | None = None
 
     @property
     def asker_id(self) -> int:
         return self.message.author.id
+
+    @property
+    def first_message(self) -> discord.Message:
+        """The batch's first message: the conversation before the question ends there."""
+        return self.earlier[0] if self.earlier else self.message
+
+    @property
+    def message_ids(self) -> tuple[int, ...]:
+        return (*(m.id for m in self.earlier), self.message.id)
+
+    def joined(self, later: Question) -> Question:
+        """This question with the member's next message: one question, in order."""
+        prompt = "\n\n".join(p for p in (self.prompt, later.prompt) if p)
+        return replace(later, earlier=(*self.earlier, self.message), prompt=prompt, follows=self.follows)
 
     async def reply(self, key: str, **params: Any) -> None:
         """One localized line in reply to the question; a Discord failure here is not worth more."""
@@ -98,8 +146,10 @@ def where_of(message: discord.Message) -> Where:
     return Where(guild_id, channel.id, parent_id)
 
 
-async def arrive(message: discord.Message, prompt: str, bot_id: int, config: ConfigCache | None) -> Question:
-    """The question of `message`, with its one configuration read."""
+async def arrive(message: discord.Message, prompt: str, bot_id: int, config: ConfigCache | None,
+                 server: ServerConfig | None = None) -> Question:
+    """The question of `message`, with its one configuration read (`server`: the server's
+    part of it, read already to see whether the channel listens)."""
     where = where_of(message)
-    snapshot = await read_config(config, where.guild_id, message.author.id)
+    snapshot = await read_config(config, where.guild_id, message.author.id, server)
     return Question(message, where, locale_for_message(message), prompt, bot_id, snapshot)

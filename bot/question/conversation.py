@@ -42,9 +42,11 @@ async def build_request(question: Question, history: History, max_output_tokens:
                         bot_name: str) -> ChatRequest:
     """The request for `question`: the conversation before it (`history`, which also says
     what was left out), the question with its files, the persona as the system prompt and
-    the server's generation settings, all from the question's one configuration read."""
+    the server's generation settings, all from the question's one configuration read. A
+    batch's earlier messages bring their files as the chain's do."""
     message = question.message
-    turn = await question_message(message, history.sources, question.prompt, question.bot_id)  # with its files
+    chain = [*history.sources, *question.earlier]
+    turn = await question_message(message, chain, question.prompt, question.bot_id)  # with its files
     turn.name = speaker(message)  # who asks, in a server
     server = question.config.server
     persona = server.persona(persona_channel_id(message.channel)) if server is not None and message.guild else None

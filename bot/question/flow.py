@@ -1,36 +1,68 @@
 """A question from the moment it arrives to its last bookkeeping, in one order:
 
-1. **Arrive** (`question_of`): a message that addresses the bot becomes a `Question`,
-   with the one configuration read every later step uses.
+1. **Arrive** (`question_of`): a message that addresses the bot — or any member message
+   in a listen channel — becomes a `Question`, with the one configuration read every
+   later step uses.
 2. **Admit** (`admit`), before any side effect (no download, thread or typing yet):
    access and channel rules, the database policy, the route, the member's own answer
-   still streaming here stops (a follow-up), the per-member cap, then the limits of
+   here (a batch grows, or a follow-up stops it), the per-member cap, then the limits of
    whoever pays. The answer is registered the moment the cap admits it, so the cap,
-   `/stop`, follow-ups and shutdown see it from then on.
-3. **Wait** for a turn (`bot.load.turn_queue`), "typing…" shown once while waiting.
+   `/stop`, the buttons, follow-ups and shutdown see it from then on.
+3. **Wait**: a listen channel's gap between answers (`bot.load.gaps`), then a turn
+   (`bot.load.turn_queue`), "typing…" shown once while waiting.
 4. **Prepare**: the history, the request (files downloaded), the thread.
 5. **Turn** (`bot.turn.run_generation_turn`), under one deadline for the whole answer.
-6. **Bookkeeping**: the answer's parts recorded, the left-out note, the thought log,
-   usage.
+6. **Bookkeeping**: the answer's parts recorded with what its buttons need, the left-out
+   note, the thought log, usage.
+
+**Back-to-back messages.** A member's message that arrives before any text of their
+previous answer here is on screen, within the server's batch seconds of their previous
+message (or while that answer still waits for a listen channel's gap), joins it: the
+previous answer is dropped unseen and one answer to all the messages starts, replying to
+the newest. A single question waits for nothing; the cost is the dropped request: a
+provider may already have read (and billed) its input, and the combined request is sent
+in full again. Once text shows, a new message interrupts the answer as before, and the
+new answer's history holds the interrupted question and its partial answer.
+
+**Again.** Regenerate and Continue (`again`) run the same steps for an earlier answer's
+question, in the answer's own messages (`Question.again`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import discord
 
+from bot.edge.controls import AnswerControls
 from bot.edge.sink import DiscordMessageSink
 from bot.load.answers import RunningAnswer
-from bot.load.bookkeeping import AnswerWrite
+from bot.load.bookkeeping import AnswerFactsWrite, AnswerWrite
+from bot.load.config_cache import ServerConfig
+from bot.load.gaps import ChannelGaps
 from bot.load.turn_queue import answer_in_turn
 from bot.question.admission import REFUSAL_KEYS, RefusalThrottle, decide_question
-from bot.question.context import Question, Services, arrive
-from bot.question.conversation import addresses_bot, build_request, strip_bot_mention
-from bot.question.history import History, Recall, conversation_history, say_left_out
+from bot.question.context import Exchange, Question, Services, arrive
+from bot.question.conversation import (
+    ANSWERED_TYPES,
+    addresses_bot,
+    build_request,
+    strip_bot_mention,
+)
+from bot.question.history import (
+    ASIDE_PREFIX,
+    History,
+    Recall,
+    conversation_history,
+    listen_history,
+    say_left_out,
+    speaker,
+)
+from bot.question.records import answer_facts
 from bot.question.thought_log import (
     Reasoning,
     configured_channel_id,
@@ -47,10 +79,15 @@ from bot.turn.notices import blocked_key
 from bot.usage.limits import LIMITED_LEG, LimitFacts, LimitReached, admit
 from bot.usage.record import record_usage
 from providers.i18n import t
-from providers.types import ChatRequest
-from stream.sink import SinkError
+from providers.types import ChatRequest, Message
+from stream.buffer import Resume
+from stream.reuse import ReusingSink
+from stream.sink import MessageSink, SinkError
 
 log = logging.getLogger(__name__)
+
+DEFAULT_BATCH_SECONDS = 2.0  # a DM, or a server that never set /settings batch-seconds
+
 
 NOT_SET_UP = ("no model is set up for server %s and no default route: set DEFAULT_TEXT_PROVIDER, "
               "DEFAULT_TEXT_MODEL and DEFAULT_TEXT_API_KEYS, or have a manager run /model set and /keys add")
@@ -61,11 +98,13 @@ class Admitted:
     """A question the checks let through: its registered answer, and whose credentials
     and route answer it."""
 
+    question: Question  # the message's question, or the batch it joined
     answer: RunningAnswer
     credentials: Credentials
     route: TurnRoute
     # Counts a server-paid answer when the turn reaches the server's fallback (None: counted at admission).
     server_may_pay: Callable[[], Awaitable[bool]] | None = None
+    paid_before: bool = False  # the batch's earlier answer was counted already
 
 
 @dataclass
@@ -75,6 +114,7 @@ class Prepared:
     place: AnswerPlace
     history: History
     request: ChatRequest
+    continues_id: int | None = None  # the earlier answer the question replied to
 
 
 class Answering:
@@ -84,6 +124,7 @@ class Answering:
         self.services = services
         self.throttle = RefusalThrottle()
         self.threads = ThreadOpener()
+        self.gaps = ChannelGaps()
         self._told_not_set_up = False
 
     # ---- 1. arrive -----------------------------------------------------------------------
@@ -93,21 +134,42 @@ class Answering:
         me = self.services.client.user
         if me is None or self.services.answers.closed:
             return None
+        prompt = strip_bot_mention(message.content, me.id)
+        server = await self._server(message)
+        gap = server.listen_channels.get(message.channel.id) if server is not None and _for_listener(message) else None
+        if gap is not None:
+            question = await arrive(message, prompt, me.id, self.services.config, server)
+            return replace(question, listening=gap)
         mentioned = addresses_bot(message, me)
         if not mentioned and not in_thread_of_bot(message, me.id):
             return None
-        question = await arrive(message, strip_bot_mention(message.content, me.id), me.id, self.services.config)
+        question = await arrive(message, prompt, me.id, self.services.config, server)
         return question if mentioned or threads_on(question) else None
+
+    async def _server(self, message: discord.Message) -> ServerConfig | None:
+        """The server's settings (whether the channel listens), as the question's read
+        will use them; None in a DM or when they cannot be read (the question's read then
+        says why, once)."""
+        cache = self.services.config
+        if cache is None or message.guild is None:
+            return None
+        try:
+            return await cache.server(message.guild.id)
+        except Exception:  # noqa: BLE001 - the question's own read applies the failure policy
+            return None
 
     async def handle(self, message: discord.Message) -> None:
         question = await self.question_of(message)
-        if question is None:
-            return
+        if question is not None:
+            await self.answer(question)
+
+    async def answer(self, question: Question) -> None:
+        """Admit, wait, answer and keep the books of one question (a new one or `again`)."""
         admitted = await self.admit(question)
         if admitted is None:
             return
         try:
-            await self._wait_and_answer(question, admitted)
+            await self._wait_and_answer(admitted.question, admitted)
         finally:
             self.services.answers.finish(admitted.answer)
 
@@ -128,10 +190,12 @@ class Answering:
         if route.blocked is not None or not route.legs:
             await self._blocked(question, route.blocked or "no_route")
             return None
-        answer = await self._register(question)
-        if answer is None:
+        registered = await self._register(question)
+        if registered is None:
             return None
-        return await self._within_limits(question, Admitted(answer, credentials, route))
+        question, answer, paid_before = registered
+        return await self._within_limits(question, Admitted(question, answer, credentials, route,
+                                                            paid_before=paid_before))
 
     async def _access(self, question: Question) -> bool:
         decision = decide_question(question, self.services.settings.ALLOW_DMS)
@@ -158,38 +222,68 @@ class Answering:
             log.warning(NOT_SET_UP, question.where.guild_id)
         await question.reply(blocked_key(reason, question.where.guild_id is None))
 
-    async def _register(self, question: Question) -> RunningAnswer | None:
-        """The member's answer still streaming here stops (a follow-up); a member at the
-        cap is told so; else the answer is registered (no await between the cap and the
-        registration, so two questions at once cannot both pass)."""
+    async def _register(self, question: Question) -> tuple[Question, RunningAnswer, bool] | None:
+        """The member's answer here joins this question (a batch) or stops (a follow-up);
+        a member at the cap is told so; else the answer is registered (no await between the
+        cap and the registration, so two questions at once cannot both pass). Returns the
+        question (perhaps a batch), its answer and whether the batch was counted already."""
         answers, where = self.services.answers, question.where
-        mine = answers.latest_of(where.channel_id, question.asker_id)
+        mine = answers.latest_of(where.channel_id, question.asker_id) if question.again is None else None
+        paid_before = False
         if mine is not None:
+            question, paid_before = self._after(mine, question)
             answers.fire([mine], "follow_up")
         cap = self.services.settings.MAX_ANSWERS_PER_MEMBER
         if len(answers.of_member(question.asker_id)) >= cap:
             await question.reply("chat.member_busy", count=cap)
             return None
         answer = answers.start(RunningAnswer(where.channel_id, question.asker_id, question.message.id,
-                                             where.guild_id, queued=True))
+                                             where.guild_id, queued=True, question=question,
+                                             arrived=asyncio.get_running_loop().time(), paid=paid_before))
         if answer is None:  # shutdown began
             await question.reply("chat.bot_restarting")
-        return answer
+            return None
+        return question, answer, paid_before
+
+    def _after(self, mine: RunningAnswer, question: Question) -> tuple[Question, bool]:
+        """`question` after the member's answer `mine` here: joined to it while nothing of
+        it shows (within the batch seconds, or while it waits for a listen channel's gap),
+        else following it (its question and partial answer go to the new history)."""
+        earlier: Question | None = mine.question
+        if earlier is None:
+            return question, False
+        if not mine.showed_text():
+            waited = asyncio.get_running_loop().time() - mine.arrived
+            in_gap = question.listening is not None and mine.queued
+            if in_gap or 0 < self._batch_seconds(question) and waited <= self._batch_seconds(question):
+                return earlier.joined(question), mine.paid
+            return question, False
+        shown = mine.shown.delivery.text if mine.shown.delivery is not None else ""
+        exchange = Exchange(earlier.prompt, speaker(earlier.message), shown, mine.record().message_ids)
+        return replace(question, follows=exchange), False
+
+    @staticmethod
+    def _batch_seconds(question: Question) -> float:
+        server = question.config.server
+        return server.batch_seconds if server is not None and question.where.guild_id is not None \
+            else DEFAULT_BATCH_SECONDS
 
     async def _within_limits(self, question: Question, admitted: Admitted) -> Admitted | None:
         """The limits, where the server (or the operator) starts to pay: now when its leg
         comes first, else when the turn reaches its fallback behind the member's own key."""
-        route = admitted.route
+        route, answer = admitted.route, admitted.answer
+        if admitted.paid_before:  # a batch: its first message was counted, the batch is one question
+            return admitted
         if route.legs[0].credential_source != LIMITED_LEG:
             if any(leg.credential_source == LIMITED_LEG for leg in route.legs):
-                admitted.server_may_pay = lambda: self._server_may_pay(question, route)
+                admitted.server_may_pay = lambda: self._server_may_pay(question, route, answer)
             return admitted
-        if not await self._server_may_pay(question, route):
-            self.services.answers.finish(admitted.answer)
+        if not await self._server_may_pay(question, route, answer):
+            self.services.answers.finish(answer)
             return None
         return admitted
 
-    async def _server_may_pay(self, question: Question, route: TurnRoute) -> bool:
+    async def _server_may_pay(self, question: Question, route: TurnRoute, answer: RunningAnswer) -> bool:
         """Count one server-paid answer; False (the member told, throttled) at a limit."""
         settings, server = self.services.settings, question.config.server
         facts = LimitFacts(question.where.guild_id, question.asker_id, server.limits if server else Limits(),
@@ -198,6 +292,7 @@ class Answering:
         if counted.hit is not None:
             await self._refuse_limit(question, counted.hit)
             return False
+        answer.paid = True
         return True
 
     async def _refuse_limit(self, question: Question, hit: LimitReached) -> None:
@@ -214,6 +309,9 @@ class Answering:
         async def typing_once() -> None:
             await question.message.channel.typing()  # awaited, discord.py sends one typing request
 
+        gap = question.listening if question.again is None else None
+        if gap is not None and not await self.gaps.wait(question.where.channel_id, gap, answer.interrupt):
+            return  # joined by a newer message of the member, or stopped, while it waited
         ran = await answer_in_turn(self.services.turns, answer, typing_once,
                                    lambda: self._answer(question, admitted))
         if not ran and (answer.interrupt.reason == "shutdown" or self.services.answers.closed):
@@ -227,49 +325,100 @@ class Answering:
             if answer.interrupt.reason == "shutdown":
                 await question.reply("chat.bot_restarting")
             return
-        ctx = self._turn_context(question, prepared, admitted)
+        on_screen = DiscordMessageSink(prepared.place.channel, reply_to=prepared.place.reply_to,
+                                       client=self.services.client, typing=True,
+                                       controls=AnswerControls(question.asker_id, question.message.id, question.locale))
+        again = question.again
+        sink = ReusingSink(on_screen, again.parts) if again is not None and again.kind == "regenerate" else on_screen
+        ctx = self._turn_context(question, prepared, admitted, sink)
         tools = ToolLoop(self.services.tools, ToolContext(question.message.channel, question.message.author))
         try:
             outcome = await run_generation_turn(ctx, prepared.request, admitted.credentials, tools, admitted.route)
         finally:
-            ctx.sink.close()
-        await self._keep_books(question, admitted, prepared, ctx, outcome)
+            on_screen.close()
+        gone: tuple[int, ...] = ()
+        if isinstance(sink, ReusingSink):  # the parts the new version did not need
+            gone = tuple(part.id for part in sink.leftover())
+            await sink.remove_leftover()
+        await self._keep_books(question, admitted, prepared, ctx, outcome, gone)
 
     # ---- 4. prepare ----------------------------------------------------------------------
     async def _prepare(self, question: Question, answer: RunningAnswer) -> Prepared:
-        services, server = self.services, question.config.server
-        depth = server.history_messages if server is not None else DEFAULT_HISTORY_MESSAGES
-        history = await conversation_history(question.message, question.bot_id, depth,
-                                             Recall(services.answers, services.sessions))
+        services = self.services
+        recall = Recall(services.answers, services.sessions)
+        history = await self._history(question, recall)
         me = services.client.user
         request = await build_request(question, history, services.settings.MAX_OUTPUT_TOKENS,
                                       me.display_name if me is not None else "the bot")
-        place = await self.threads.place(question)  # the channel, or a new thread on the question
+        again = question.again
+        if again is not None and again.kind == "continue":  # the answer so far, for the model to carry on
+            request = replace(request, messages=[*request.messages,
+                                                 Message("assistant", again.text, partial_answer=True)])
+        place = await self._place(question)
         answer.channel_id = place.channel_id
-        return Prepared(place, history, request)
+        return Prepared(place, history, request, await _continues(question, recall))
 
-    def _turn_context(self, question: Question, prepared: Prepared, admitted: Admitted) -> TurnContext:
+    async def _history(self, question: Question, recall: Recall) -> History:
+        """What the question continues (up to the batch's first message): a listen channel's
+        recent messages, else its reply chain, DM or thread; plus the exchange it interrupted
+        when that is not in it already."""
+        server = question.config.server
+        depth = server.history_messages if server is not None else DEFAULT_HISTORY_MESSAGES
+        first = question.first_message
+        if question.listening is not None:
+            history = await listen_history(first, question.bot_id, depth)
+        else:
+            history = await conversation_history(first, question.bot_id, depth, recall)
+        follows = question.follows
+        if follows is not None and follows.answer and not any(m.id in follows.part_ids for m in history.sources):
+            history.messages += [Message("user", follows.prompt, name=follows.name),
+                                 Message("assistant", follows.answer)]
+        return history
+
+    async def _place(self, question: Question) -> AnswerPlace:
+        """Where the answer streams: an earlier answer's own channel (again), the listen
+        channel, or the question's channel or a new thread on it."""
+        message, again = question.message, question.again
+        if again is not None:
+            channel_id = again.parts[0].channel_id or again.facts.channel_id
+            return AnswerPlace(again.channel, channel_id, message if channel_id == message.channel.id else None)
+        if question.listening is not None:
+            return AnswerPlace(message.channel, message.channel.id, message)
+        return await self.threads.place(question)  # the channel, or a new thread on the question
+
+    def _turn_context(self, question: Question, prepared: Prepared, admitted: Admitted,
+                      sink: MessageSink) -> TurnContext:
         services, settings, place = self.services, self.services.settings, prepared.place
-        answer, server_may_pay = admitted.answer, admitted.server_may_pay
-        sink = DiscordMessageSink(place.channel, reply_to=place.reply_to, client=services.client, typing=True)
+        answer, again = admitted.answer, question.again
+        resume, max_messages = None, settings.MAX_MESSAGES_PER_ANSWER
+        if again is not None and again.kind == "continue":  # appended to the last part, within the bound
+            answer.kept_parts = tuple(part.id for part in again.parts[:-1])
+            resume = Resume(again.parts[-1], again.last_text)
+            max_messages = max(1, max_messages - len(answer.kept_parts))
         answer.queued = False  # streaming from here on
         return TurnContext(user_id=question.asker_id, guild_id=question.where.guild_id,
                            channel_id=place.channel_id, locale=question.locale, sink=sink,
                            budget=services.budgets.for_channel(place.channel_id), interrupt=answer.interrupt,
-                           limits=answer_limits(settings), max_messages=settings.MAX_MESSAGES_PER_ANSWER,
+                           limits=answer_limits(settings), max_messages=max_messages,
                            endpoint_policy=endpoint_policy(settings),
                            clients=services.clients, config=question.config, shown=answer.shown,
-                           server_may_pay=server_may_pay)
+                           server_may_pay=admitted.server_may_pay, resume=resume)
 
     # ---- 6. bookkeeping ------------------------------------------------------------------
     async def _keep_books(self, question: Question, admitted: Admitted, prepared: Prepared, ctx: TurnContext,
-                          outcome: TurnOutcome) -> None:
-        """After the answer is on screen: what it is made of, the notes under it, its
+                          outcome: TurnOutcome, gone: tuple[int, ...]) -> None:
+        """After the answer is on screen: what it is made of (and what its buttons need;
+        `gone`: parts a regenerated answer no longer has), the notes under it, its
         reasoning and its usage."""
         services, result = self.services, outcome.result
         record = admitted.answer.record()
-        if services.writes is not None and services.sessions is not None and record.message_ids:
-            services.writes.put(AnswerWrite(record))
+        if record.message_ids:
+            facts = answer_facts(question, record, prepared.continues_id, result, services.settings.MAX_REASONING_CHARS)
+            services.answers.remember(facts)
+            if services.writes is not None and services.sessions is not None:
+                services.writes.put(AnswerWrite(record))
+                if facts.needs_row or question.again is not None:  # a plain answer's facts need no row
+                    services.writes.put(AnswerFactsWrite(facts, gone))
         await say_left_out(prepared.history, ctx.sink, bool(record.message_ids), ctx.locale)
         if result is not None and result.status == "empty_response" and not outcome.error_shown:
             with contextlib.suppress(SinkError):
@@ -292,3 +441,22 @@ class Answering:
             reasoning = Reasoning(result.thoughts, result.captured_blocks, provider, result.serving_provider,
                                   result.thoughts_cut)
             await post_thought_log(client, question.message.channel, channel_id, reasoning, ctx.locale)
+
+
+async def _continues(question: Question, recall: Recall) -> int | None:
+    """The earlier answer (its first part) the question replied to, if it replied to one:
+    that answer's buttons no longer change it once this one exists."""
+    if question.again is not None:
+        return question.again.facts.continues_id
+    reference = question.first_message.reference
+    if reference is None or reference.message_id is None:
+        return None
+    answer = await recall.answer_holding(reference.message_id)
+    return answer.message_ids[0] if answer is not None and answer.message_ids else None
+
+
+def _for_listener(message: discord.Message) -> bool:
+    """A member's message a listen channel answers: not a bot's, not a system message,
+    not a `//` aside."""
+    return (not message.author.bot and message.type in ANSWERED_TYPES
+            and not message.content.lstrip().startswith(ASIDE_PREFIX))

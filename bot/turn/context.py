@@ -11,7 +11,7 @@ from bot.load.config_cache import ConfigSnapshot
 from bot.settings import Settings
 from providers.client_pool import ClientPool
 from providers.endpoint_check import EndpointPolicy
-from stream.buffer import MAX_MESSAGES
+from stream.buffer import MAX_MESSAGES, Resume
 from stream.interrupt import Interrupt
 from stream.limits import StreamLimits
 from stream.pacing import EditBudget
@@ -32,7 +32,8 @@ class TurnContext:
     attempt builds and closes its own); `config` is the question's one configuration read
     (key pools come from it); `shown` is the delivery on screen now; `server_may_pay` counts the answer in
     the server's limits when the turn reaches the server's keys behind the member's own
-    (False: a limit refused, the member was told; None: counted at admission already).
+    (False: a limit refused, the member was told; None: counted at admission already);
+    `resume` (Continue) is the earlier answer's last part, which the new text extends.
     """
 
     user_id: int
@@ -50,7 +51,7 @@ class TurnContext:
     config: ConfigSnapshot = field(default_factory=lambda: ConfigSnapshot("none"))
     shown: Shown = field(default_factory=Shown)
     server_may_pay: Callable[[], Awaitable[bool]] | None = None
-
+    resume: Resume | None = None  # Continue: the answer's last part, its text carried on
 
 
 def answer_limits(settings: Settings) -> StreamLimits:

@@ -122,7 +122,7 @@ async def _run_turn(ctx: TurnContext, request: ChatRequest, credentials: Credent
         if failure is not None:
             await _supersede(failure, attempt)
         delivery = MessageDelivery(ctx.sink, budget=ctx.budget, max_messages=ctx.max_messages,
-                                   limit=ctx.message_limit)
+                                   limit=ctx.message_limit, resume=ctx.resume)
         ctx.shown.delivery = delivery  # a reply to a part while it streams sees the whole answer
         try:
             result = await run_stream(normalized_stream(adapter, request), delivery, ctx.interrupt,

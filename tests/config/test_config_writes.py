@@ -28,6 +28,8 @@ BOOKKEEPING = {
     "record_key_success": "health counters; a success only ends a rest early",
     "record_key_failure": "bumps by itself, only when it sets a rest",
     "record_answers": "conversation memory, read per message, never cached",
+    "record_answer_facts": "what an answer's buttons need, read per press, never cached",
+    "forget_parts": "conversation memory: a regenerated answer's deleted parts",
     "add_usages": "usage counters, counted in the database by every process",
     "take_message": "the hourly message counter, taken atomically in the database",
 }

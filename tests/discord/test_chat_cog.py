@@ -94,8 +94,10 @@ async def test_stop_keeps_what_was_said(fake_discord: FakeDiscord,
         assert cog.answers.in_channel(int(fake.channel_id)) == []  # the answer has ended
         await asyncio.sleep(0.3)
     [reply] = answer_messages(fake)
-    assert "word20" in reply.content
-    assert text.startswith(reply.content) and len(reply.content) < len(text)
+    said, note = reply.content.rsplit("\n\n", 1)
+    assert "word20" in said
+    assert text.startswith(said) and len(said) < len(text)
+    assert note == f"*{t('chat.answer_stopped', 'en')}*"  # the text stays, marked stopped
     assert fake.rate_limited == []
 
 

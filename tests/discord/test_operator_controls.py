@@ -238,8 +238,9 @@ async def test_allowlist_answers_only_allowed_channels_and_their_threads(fake, m
     assert [c for c, _ in fake.typing if c == fake.other_channel_id] == []
     assert len(provider_server.requests) == 2  # the thread's question and the control question
     assert ignored.id not in {(m.message_reference or {}).get("message_id") for m in fake.bot_messages()}
-    assert listing.content.splitlines() == [t("commands.channels.mode_allowlist", "en"),
-                                            f"Allowed channels: <#{fake.channel_id}>", "Denied channels: -"]
+    assert listing.content.splitlines()[:3] == [t("commands.channels.mode_allowlist", "en"),
+                                                f"Allowed channels: <#{fake.channel_id}>", "Denied channels: -"]
+    assert listing.content.splitlines()[3] == "Listen channels: -"
 
 
 async def test_a_denied_channel_is_never_answered_not_even_for_a_manager(fake, make_bot, provider_server):

@@ -219,7 +219,8 @@ async def test_stop_command_ends_a_slow_stream_and_keeps_the_text(
         await run.wait_for(lambda: len(plain_answer_messages(fake)) == 1 and "word20" in plain_answer_messages(fake)[0].content)
         bystander = await command(run, fake, "stop", permissions="0", user=fake.owner)  # not theirs to stop
         stopped = await command(run, fake, "stop", permissions="0")
-        await run.wait_for(lambda: INDICATOR not in plain_answer_messages(fake)[0].content)
+        note = f"\n\n*{t('chat.answer_stopped', 'en')}*"
+        await run.wait_for(lambda: plain_answer_messages(fake)[0].content.endswith(note))
         again = await command(run, fake, "stop", permissions="0")
         shown = plain_answer_messages(fake)[0].content
         await asyncio.sleep(0.3)
@@ -232,7 +233,8 @@ async def test_stop_command_ends_a_slow_stream_and_keeps_the_text(
     assert (again.content, again.ephemeral) == (t("commands.stop.nothing", "en"), True)
     [answer] = plain_answer_messages(fake)
     assert answer.content == shown and "word20" in shown
-    assert text.startswith(shown) and len(shown) < len(text)
+    said = shown.removesuffix(note)  # the text so far, marked stopped
+    assert text.startswith(said) and len(said) < len(text)
     assert len(server.requests) == 1 and answer_embeds(fake) == []
     keys = await server_keys(bot)
     assert keys["irst"].successes == 1 and keys["irst"].errors == 0
