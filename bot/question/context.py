@@ -127,6 +127,10 @@ class Question:
     def message_ids(self) -> tuple[int, ...]:
         return (*(m.id for m in self.earlier), self.message.id)
 
+    def follows_from(self, exchange: Exchange) -> Question:
+        """This question after the member's interrupted `exchange`."""
+        return replace(self, follows=exchange)
+
     def joined(self, later: Question) -> Question:
         """This question with the member's next message: one question, in order."""
         prompt = "\n\n".join(p for p in (self.prompt, later.prompt) if p)

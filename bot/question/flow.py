@@ -15,14 +15,13 @@
 6. **Bookkeeping**: the answer's parts recorded with what its buttons need, the left-out
    note, the thought log, usage.
 
-**Back-to-back messages.** A member's message that arrives before any text of their
-previous answer here is on screen, within the server's batch seconds of their previous
-message (or while that answer still waits for a listen channel's gap), joins it: the
-previous answer is dropped unseen and one answer to all the messages starts, replying to
-the newest. A single question waits for nothing; the cost is the dropped request: a
-provider may already have read (and billed) its input, and the combined request is sent
-in full again. Once text shows, a new message interrupts the answer as before, and the
-new answer's history holds the interrupted question and its partial answer.
+**Back-to-back messages** (`bot.question.batching`): a member's message that arrives
+before any text of their previous answer here is on screen, within the server's batch
+seconds of their previous message (or while that answer waits for a listen channel's
+gap), joins it: the previous answer is dropped unseen and one answer to all the messages
+starts, replying to the newest. A single question waits for nothing; the cost is the
+dropped request: a provider may already have read (and billed) its input, and the
+combined request is sent in full again.
 
 **Again.** Regenerate and Continue (`again`) run the same steps for an earlier answer's
 question, in the answer's own messages (`Question.again`).
@@ -46,7 +45,8 @@ from bot.load.config_cache import ServerConfig
 from bot.load.gaps import ChannelGaps
 from bot.load.turn_queue import answer_in_turn
 from bot.question.admission import REFUSAL_KEYS, RefusalThrottle, decide_question
-from bot.question.context import Exchange, Question, Services, arrive
+from bot.question.batching import after
+from bot.question.context import Question, Services, arrive
 from bot.question.conversation import (
     ANSWERED_TYPES,
     addresses_bot,
@@ -60,7 +60,6 @@ from bot.question.history import (
     conversation_history,
     listen_history,
     say_left_out,
-    speaker,
 )
 from bot.question.records import answer_facts
 from bot.question.thought_log import (
@@ -86,7 +85,6 @@ from stream.sink import MessageSink, SinkError
 
 log = logging.getLogger(__name__)
 
-DEFAULT_BATCH_SECONDS = 2.0  # a DM, or a server that never set /settings batch-seconds
 
 
 NOT_SET_UP = ("no model is set up for server %s and no default route: set DEFAULT_TEXT_PROVIDER, "
@@ -231,7 +229,7 @@ class Answering:
         mine = answers.latest_of(where.channel_id, question.asker_id) if question.again is None else None
         paid_before = False
         if mine is not None:
-            question, paid_before = self._after(mine, question)
+            question, paid_before = after(mine, question, asyncio.get_running_loop().time())
             answers.fire([mine], "follow_up")
         cap = self.services.settings.MAX_ANSWERS_PER_MEMBER
         if len(answers.of_member(question.asker_id)) >= cap:
@@ -244,29 +242,6 @@ class Answering:
             await question.reply("chat.bot_restarting")
             return None
         return question, answer, paid_before
-
-    def _after(self, mine: RunningAnswer, question: Question) -> tuple[Question, bool]:
-        """`question` after the member's answer `mine` here: joined to it while nothing of
-        it shows (within the batch seconds, or while it waits for a listen channel's gap),
-        else following it (its question and partial answer go to the new history)."""
-        earlier: Question | None = mine.question
-        if earlier is None:
-            return question, False
-        if not mine.showed_text():
-            waited = asyncio.get_running_loop().time() - mine.arrived
-            in_gap = question.listening is not None and mine.queued
-            if in_gap or 0 < self._batch_seconds(question) and waited <= self._batch_seconds(question):
-                return earlier.joined(question), mine.paid
-            return question, False
-        shown = mine.shown.delivery.text if mine.shown.delivery is not None else ""
-        exchange = Exchange(earlier.prompt, speaker(earlier.message), shown, mine.record().message_ids)
-        return replace(question, follows=exchange), False
-
-    @staticmethod
-    def _batch_seconds(question: Question) -> float:
-        server = question.config.server
-        return server.batch_seconds if server is not None and question.where.guild_id is not None \
-            else DEFAULT_BATCH_SECONDS
 
     async def _within_limits(self, question: Question, admitted: Admitted) -> Admitted | None:
         """The limits, where the server (or the operator) starts to pay: now when its leg
