@@ -7,7 +7,13 @@ from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
 
-from bot.repo.answer_records import AnswerFacts, answer_facts, forget_parts, has_newer, record_answer_facts
+from bot.repo.answer_records import (
+    AnswerFacts,
+    answer_facts,
+    forget_parts,
+    has_newer,
+    record_answer_facts,
+)
 from bot.repo.conversation import RecordedAnswer, answer_of, record_answers
 
 GUILD, CHANNEL, ASKER = 7070, 7071, 7072
