@@ -16,8 +16,10 @@ from providers.types import (
     ProcessedChunk,
     ProviderError,
     RawStreamChunk,
+    Source,
     ThoughtLogEntry,
     ToolSpec,
+    WebSearch,
 )
 
 __all__ = [
@@ -28,9 +30,11 @@ __all__ = [
     "ProcessedChunk",
     "ProviderError",
     "RawStreamChunk",
+    "Source",
     "StreamAdapter",
     "ThoughtLogEntry",
     "ToolSpec",
+    "WebSearch",
     "create_adapter",
     "normalized_stream",
 ]

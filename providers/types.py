@@ -152,6 +152,8 @@ class Usage:
     cached_input_tokens: int | None = None
     total_tokens: int | None = None
     estimated: bool = False
+    # Web searches the provider ran for this response (its own count where it reports one).
+    searches: int | None = None
 
     def __add__(self, other: Usage) -> Usage:
         """Both counts added field by field; a field neither reported stays None; estimated
@@ -163,7 +165,25 @@ class Usage:
         return Usage(plus(self.input_tokens, other.input_tokens), plus(self.output_tokens, other.output_tokens),
                      plus(self.reasoning_tokens, other.reasoning_tokens),
                      plus(self.cached_input_tokens, other.cached_input_tokens),
-                     plus(self.total_tokens, other.total_tokens), self.estimated or other.estimated)
+                     plus(self.total_tokens, other.total_tokens), self.estimated or other.estimated,
+                     plus(self.searches, other.searches))
+
+
+@dataclass(slots=True, frozen=True)
+class Source:
+    """A web page an answer was grounded on (a provider's citation or a search result)."""
+
+    url: str
+    title: str | None = None
+
+
+@dataclass(slots=True, frozen=True)
+class WebSearch:
+    """Search the web while answering, in the provider's own way (Gemini's `google_search`
+    tool, Anthropic's web search server tool, OpenRouter's `web` plugin, OpenAI's search
+    models), at most `max_searches` searches per response where the provider takes a bound."""
+
+    max_searches: int = 3
 
 
 @dataclass(slots=True)
@@ -179,6 +199,11 @@ class ProcessedChunk:
     # Set on the `done` chunk: why the response ended and what it cost.
     finish_reason: FinishReason | None = None
     usage: Usage | None = None
+    # Set on the `done` chunk of a response that searched the web natively: the pages it
+    # was grounded on, in the order the answer cites them (repeats allowed: the stream
+    # layer keeps each URL once), and the queries the provider searched for.
+    sources: list[Source] | None = None
+    searches: list[str] | None = None
 
     def __post_init__(self) -> None:
         if self.type not in CHUNK_TYPES:
@@ -273,3 +298,5 @@ class ChatRequest:
     reasoning_effort: str | None = None
     thinking_budget: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+    # Native web search for this request (None: no search tool of any kind is sent).
+    web_search: WebSearch | None = None
