@@ -73,6 +73,10 @@ class ServerCapabilities(Base):
     verbatim_tool_calling_enabled: Mapped[bool] = mapped_column(
         Boolean, default=False, server_default=false()
     )
+    # Web search lets the model reach the open web (and costs per search): off until a
+    # manager turns it on; at most `max_searches` searches per answer.
+    web_search_enabled: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    max_searches: Mapped[int] = mapped_column(Integer, default=3, server_default="3")
 
 
 class _KeyHealth:
@@ -271,6 +275,7 @@ class UsageDay(Base):
     reasoning_tokens: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     cached_input_tokens: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
     messages: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    searches: Mapped[int] = mapped_column(BigInteger, default=0, server_default="0")
 
 
 class MessageHour(Base):
@@ -292,8 +297,26 @@ class MessageHour(Base):
     messages: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
+class SearchDay(Base):
+    """Web searches one member ran on the server's keys in one server on one UTC day.
+
+    A bucket like `MessageHour`, not the day rows of usage: a search is counted before
+    it runs, with one atomic upsert that adds one only while under the limit, so every
+    search of an answer (and of two processes at once) sees the ones before it; usage
+    rows are written in batches after the answer, too late for that.
+    """
+
+    __tablename__ = "search_days"
+
+    guild_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    user_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    searches: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+
+
 class ModelPrice(Base):
-    """What a server pays per million tokens of one model (any provider when NULL)."""
+    """What a server pays per million tokens of one model (any provider when NULL), and
+    per thousand web searches (NULL: searches not priced)."""
 
     __tablename__ = "model_prices"
     __table_args__ = (UniqueConstraint("guild_id", "model", name="uq_model_prices_model"),)
@@ -304,6 +327,7 @@ class ModelPrice(Base):
     model: Mapped[str] = mapped_column(String(200))
     input_per_million: Mapped[float] = mapped_column(Float)
     output_per_million: Mapped[float] = mapped_column(Float)
+    per_1000_searches: Mapped[float | None] = mapped_column(Float)
 
 
 class UsageLimits(Base):
@@ -318,6 +342,8 @@ class UsageLimits(Base):
     messages_per_hour: Mapped[int | None] = mapped_column(Integer)
     tokens_per_day: Mapped[int | None] = mapped_column(BigInteger)
     server_tokens_per_day: Mapped[int | None] = mapped_column(BigInteger)
+    # Web searches one member may run per UTC day on the server's keys.
+    searches_per_day: Mapped[int | None] = mapped_column(Integer)
 
 
 class GenerationParams(Base):
