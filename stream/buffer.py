@@ -118,7 +118,7 @@ class MessageDelivery:
         self._skipped = False
         self._closing = False
         self._finished = False
-        self._noted = False
+        self._notes: list[str] = []  # notes added under the answer, in order
         self._ending: Ending | None = None  # how the answer ended, as `finish` was told
         self._ended_on: SentMessage | None = None  # the message a closing delivery gave the Ending
         self._resume = resume
@@ -219,16 +219,17 @@ class MessageDelivery:
             self.failure = "internal"
 
     async def add_note(self, note: str) -> None:
-        """Mark the answer (e.g. interrupted); only when something was posted, only once.
+        """Mark the answer (e.g. interrupted, or its sources line); only when something was
+        posted; a second note goes under the first, the same note is not added twice.
 
         The note's delivery is the closing one of the last message and carries the
         `Ending` the delivery finished with again (the answer's final edit may not have
         had it: one cut at its message limit ended while streaming). A note that needs a
         message of its own carries it only when no earlier message did, so the answer's
         final controls are never on two messages."""
-        if self._noted or self.failure is not None or not self.messages or not self._finished:
+        if note in self._notes or self.failure is not None or not self.messages or not self._finished:
             return
-        self._noted = True
+        self._notes.append(note)
         seg = next(s for s in reversed((*self._done, self._seg)) if s.message is not None)
         combined = f"{seg.shown}\n\n{note}" if seg.shown else note
         ending = current_ending() or self._ending

@@ -16,6 +16,7 @@ from providers.types import (
     FunctionCall,
     ProcessedChunk,
     ProviderError,
+    Source,
     ThoughtLogEntry,
     Usage,
 )
@@ -100,6 +101,8 @@ class ChunkConsumer:
         self.usage: Usage | None = None
         self.finish_reason: FinishReason | None = None
         self.serving: str | None = None
+        self.sources: list[Source] = []  # web pages a native search grounded the response on
+        self.searches: list[str] = []  # the queries it searched for
         self.interrupted: InterruptReason | None = None
         self.count = 0
 
@@ -193,6 +196,10 @@ class ChunkConsumer:
             self.usage = chunk.usage
         if chunk.finish_reason is not None:
             self.finish_reason = chunk.finish_reason
+        if chunk.sources:
+            self.sources.extend(chunk.sources)
+        if chunk.searches:
+            self.searches.extend(chunk.searches)
 
     def _shown(self) -> float:
         """Now; the first time, also when the response first showed something."""

@@ -29,6 +29,7 @@ from providers.types import (
     FunctionCall,
     ProcessedChunk,
     ProviderError,
+    Source,
     ThoughtLogEntry,
     Usage,
 )
@@ -68,6 +69,10 @@ class StreamResult:
     # whether the kept reasoning lost its beginning.
     cut_at: str | None = None
     thoughts_cut: bool = False
+    # A native web search: the pages the response was grounded on (as the provider cited
+    # them, repeats included) and the queries it searched for.
+    sources: list[Source] = field(default_factory=list)
+    searches: list[str] = field(default_factory=list)
 
 
 async def run_stream(
@@ -124,6 +129,8 @@ async def run_stream(
                                else consumer.first_content_at - consumer.started_at),
         cut_at="messages" if delivery.overflowed else None,
         thoughts_cut=consumer.thoughts.cut,
+        sources=consumer.sources,
+        searches=consumer.searches,
     )
 
 

@@ -93,11 +93,13 @@ class Ending:
     """How an answer ended, in neutral terms: a sink may show controls from it (Discord's
     buttons) without knowing the stream. `finish_reason` is the provider's (`length`: cut
     by the output cap), `reasoning` whether thoughts or think blocks were captured,
-    `interrupted` the interrupt's reason (`stop`, `deadline`, ...) when one ended it."""
+    `interrupted` the interrupt's reason (`stop`, `deadline`, ...) when one ended it,
+    `sources` how many web pages the answer was grounded on (the sources line shows a few)."""
 
     finish_reason: str | None
     reasoning: bool
     interrupted: str | None = None
+    sources: int = 0
 
 
 _ENDING: contextvars.ContextVar[Ending | None] = contextvars.ContextVar("sink_answer_ending", default=None)

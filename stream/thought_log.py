@@ -11,7 +11,7 @@ full text travels as an attachment.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from providers.types import ThoughtLogEntry
@@ -36,6 +36,7 @@ class ThoughtLogLabels:
     cut: str = "[the beginning of the reasoning was cut to keep it bounded]"
     provider: str = "Provider: {provider}"
     provider_via: str = "Provider: {provider} via {backend}"
+    searched: str = "Searched the web for:"
 
     @classmethod
     def translated(cls, translate: Callable[[str], str]) -> ThoughtLogLabels:
@@ -49,6 +50,7 @@ class ThoughtLogLabels:
             cut=translate("chat.thought_log.cut"),
             provider=translate("chat.thought_log.provider"),
             provider_via=translate("chat.thought_log.provider_via"),
+            searched=translate("chat.thought_log.searched"),
         )
 
 
@@ -74,9 +76,13 @@ def reasoning_text(
     entries: Iterable[ThoughtLogEntry],
     blocks: Iterable[CapturedBlock] = (),
     labels: ThoughtLogLabels = ThoughtLogLabels(),
+    searches: Sequence[str] = (),
 ) -> str:
-    """All reasoning of a turn as plain text, sections separated by blank lines."""
+    """All reasoning of a turn as plain text, sections separated by blank lines; the web
+    searches it made (`searches`, the queries) open it."""
     sections: list[str] = []
+    if searches:
+        sections.append(labels.searched + "\n" + "\n".join(f"- {query.strip()}" for query in searches))
     for entry in entries:
         if entry.kind in ("raw", "summary"):
             text = entry.text.strip()
@@ -103,10 +109,11 @@ def format_thought_log(
     labels: ThoughtLogLabels = ThoughtLogLabels(),
     filename: str = "reasoning.txt",
     cut: bool = False,
+    searches: Sequence[str] = (),
 ) -> ThoughtLogPost | None:
-    """The post for a turn's reasoning, or None when there was none; `cut` says the
-    beginning was dropped to keep the reasoning bounded (a note opens the text)."""
-    text = reasoning_text(entries, blocks, labels)
+    """The post for a turn's reasoning and web searches, or None when there was neither;
+    `cut` says the beginning was dropped to keep the reasoning bounded (a note opens the text)."""
+    text = reasoning_text(entries, blocks, labels, searches)
     if not text:
         return None
     if cut:

@@ -23,12 +23,13 @@ import discord
 
 from providers.i18n import t
 from stream.sink import Ending
+from stream.sources import SHOWN
 
-Action = Literal["stop", "regen", "cont", "why"]
-ACTIONS: tuple[Action, ...] = ("stop", "regen", "cont", "why")
+Action = Literal["stop", "regen", "cont", "why", "src"]
+ACTIONS: tuple[Action, ...] = ("stop", "regen", "cont", "why", "src")
 EVENT = "answer_control"  # client.dispatch name: a listener is `on_answer_control`
 CUSTOM_ID_MAX = 100  # Discord's limit for a component's custom id
-TEMPLATE = r"ans:(?P<action>stop|regen|cont|why):(?P<asker>[0-9]{1,20}):(?P<question>[0-9]{1,20})"
+TEMPLATE = r"ans:(?P<action>stop|regen|cont|why|src):(?P<asker>[0-9]{1,20}):(?P<question>[0-9]{1,20})"
 _PATTERN = re.compile(TEMPLATE)
 
 # action -> (label key, style)
@@ -37,6 +38,7 @@ _BUTTONS: dict[Action, tuple[str, discord.ButtonStyle]] = {
     "regen": ("chat.controls.regenerate", discord.ButtonStyle.secondary),
     "cont": ("chat.controls.continue", discord.ButtonStyle.primary),
     "why": ("chat.controls.reasoning", discord.ButtonStyle.secondary),
+    "src": ("chat.controls.sources", discord.ButtonStyle.secondary),
 }
 
 
@@ -112,7 +114,7 @@ class AnswerControls:
         self.question_id = question_id
         self.locale = locale
         self.stop = SentView(self._button("stop"))
-        self._final: dict[tuple[bool, bool], SentView] = {}
+        self._final: dict[tuple[bool, bool, bool], SentView] = {}
 
     def _button(self, action: Action) -> AnswerButton:
         key, style = _BUTTONS[action]
@@ -121,8 +123,9 @@ class AnswerControls:
 
     def final(self, ending: Ending) -> SentView | None:
         """The ended answer's last message: Regenerate, Continue when the output cap cut it
-        (`length`), Reasoning when reasoning was captured; None when no button applies."""
-        shape = (ending.finish_reason == "length", ending.reasoning)
+        (`length`), Reasoning when reasoning was captured, Sources when the answer has more
+        sources than its sources line shows; None when no button applies."""
+        shape = (ending.finish_reason == "length", ending.reasoning, ending.sources > SHOWN)
         view = self._final.get(shape)
         if view is None:
             actions: list[Action] = ["regen"]
@@ -130,5 +133,7 @@ class AnswerControls:
                 actions.append("cont")
             if shape[1]:
                 actions.append("why")
+            if shape[2]:
+                actions.append("src")
             view = self._final[shape] = SentView(*(self._button(a) for a in actions))
         return view if view.children else None

@@ -411,10 +411,10 @@ class Answering:
         client = self.services.client
         if outcome.private_detail:
             await post_error_detail(client, ctx.guild_id, channel_id, outcome.private_detail, ctx.locale)
-        if result.thoughts or result.captured_blocks:
+        if result.thoughts or result.captured_blocks or result.searches:
             provider = outcome.target.provider if outcome.target is not None else "unknown"
             reasoning = Reasoning(result.thoughts, result.captured_blocks, provider, result.serving_provider,
-                                  result.thoughts_cut)
+                                  result.thoughts_cut, result.searches)
             await post_thought_log(client, question.message.channel, channel_id, reasoning, ctx.locale)
 
 

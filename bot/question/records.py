@@ -6,25 +6,23 @@ Pure: built from the question and the turn's result after the answer is on scree
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from bot.repo.answer_records import AnswerFacts
 from bot.repo.conversation import RecordedAnswer
-from providers.types import ThoughtLogEntry
-from stream.capture import CapturedBlock
+from providers.i18n import t
 from stream.orchestrator import StreamResult
+from stream.thought_log import ThoughtLogLabels, reasoning_text
 
 if TYPE_CHECKING:
     from bot.question.context import Question
 
 
-def reasoning_text(thoughts: Sequence[ThoughtLogEntry], blocks: Sequence[CapturedBlock], bound: int) -> str | None:
-    """The reasoning the Reasoning button shows: thoughts, then think blocks, at most
+def kept_reasoning(result: StreamResult, locale: str | None, bound: int) -> str | None:
+    """The reasoning the Reasoning button shows (as the thought log words it), at most
     `bound` characters (its end: the conclusion matters most); None when there is none."""
-    pieces = [entry.text for entry in thoughts if entry.text.strip()]
-    pieces += [block.text for block in blocks if block.text.strip()]
-    text = "\n\n".join(piece.strip() for piece in pieces)
+    labels = ThoughtLogLabels.translated(lambda key: t(key, locale))
+    text = reasoning_text(result.thoughts, result.captured_blocks, labels)
     if not text:
         return None
     return text if len(text) <= bound else "…" + text[len(text) - bound + 1:]
@@ -33,7 +31,7 @@ def reasoning_text(thoughts: Sequence[ThoughtLogEntry], blocks: Sequence[Capture
 def answer_facts(question: Question, record: RecordedAnswer, continues_id: int | None,
                  result: StreamResult | None, reasoning_bound: int) -> AnswerFacts:
     """The facts of the answer `record` holds (its first part names it)."""
-    reasoning = reasoning_text(result.thoughts, result.captured_blocks, reasoning_bound) if result else None
+    reasoning = kept_reasoning(result, question.locale, reasoning_bound) if result is not None else None
     return AnswerFacts(record.message_ids[0], record.channel_id, question.where.guild_id, question.asker_id,
                        question.message_ids, continues_id, result.finish_reason if result is not None else None,
                        reasoning)

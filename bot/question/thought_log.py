@@ -40,6 +40,7 @@ class Reasoning:
     provider: str = "unknown"
     serving_provider: str | None = None
     cut: bool = False
+    searches: Sequence[str] = ()  # the web searches the answer made (queries)
 
 
 def configured_channel_id(config: ConfigSnapshot) -> int | None:
@@ -100,7 +101,7 @@ async def post_thought_log(client: discord.Client, source: Any, channel_id: int 
         return None
     post = format_thought_log(
         reasoning.thoughts, reasoning.blocks, provider=reasoning.provider,
-        serving_provider=reasoning.serving_provider, cut=reasoning.cut,
+        serving_provider=reasoning.serving_provider, cut=reasoning.cut, searches=reasoning.searches,
         labels=ThoughtLogLabels.translated(lambda key: t(key, locale)),
     )
     if post is None:

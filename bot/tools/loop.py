@@ -136,9 +136,11 @@ class ToolLoop:
                 tools_offered = False
             follow = dataclasses.replace(request, messages=list(messages),
                                          tools=request.tools if tools_offered else ())
+            earlier = result
             result = await run_stream(normalized_stream(adapter, follow), delivery, interrupt,
                                       keep_open_for_calls=tools_offered, limits=limits, provider=adapter.provider)
             usage = result.usage = add_usage(usage, result.usage)
+            result.sources[:0], result.searches[:0] = earlier.sources, earlier.searches  # the answer's, in order
         if result.status == "function_call":  # bounded and the model still wants tools: the
             with answer_ending(ending_of(result)):  # turn says so (a `function_call` result after the loop)
                 await delivery.finish()
