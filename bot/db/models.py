@@ -424,6 +424,9 @@ class AnswerRecord(Base):
     finish_reason: Mapped[str | None] = mapped_column(String(16))
     reasoning: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    # The web pages the answer was grounded on, one "url\ttitle" per line, citation order
+    # (the Sources button lists those the sources line under the answer had no room for).
+    sources: Mapped[str | None] = mapped_column(Text)
 
 
 # ---- configuration versions ----------------------------------------------------------

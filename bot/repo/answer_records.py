@@ -24,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.models import AnswerPart, AnswerRecord
 from bot.repo.common import insert_for
 from bot.repo.conversation import RecordedAnswer
+from providers.types import Source
 
 MAX_QUESTION_IDS = 20  # a batched question's messages kept (ids are ~19 digits; the column holds 400)
 
@@ -41,13 +42,14 @@ class AnswerFacts:
     finish_reason: str | None = None
     reasoning: str | None = None
     created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    sources: tuple[Source, ...] = ()  # web pages it was grounded on, citation order
 
 
     @property
     def needs_row(self) -> bool:
         """Whether anything here cannot be told from the parts and the custom id."""
         return bool(self.continues_id is not None or len(self.question_ids) > 1 or self.finish_reason == "length"
-                    or self.reasoning)
+                    or self.reasoning or self.sources)
 
 
 def _row(facts: AnswerFacts) -> dict[str, object]:
@@ -55,10 +57,26 @@ def _row(facts: AnswerFacts) -> dict[str, object]:
             "guild_id": facts.guild_id, "asker_id": facts.asker_id,
             "question_ids": ",".join(str(i) for i in facts.question_ids[-MAX_QUESTION_IDS:]),
             "continues_id": facts.continues_id, "finish_reason": facts.finish_reason,
-            "reasoning": facts.reasoning, "created_at": facts.created_at}
+            "reasoning": facts.reasoning, "created_at": facts.created_at, "sources": _sources_text(facts.sources)}
 
 
-_REWRITTEN = ("channel_id", "guild_id", "asker_id", "question_ids", "finish_reason", "reasoning")
+def _sources_text(sources: tuple[Source, ...]) -> str | None:
+    """One "url<TAB>title" line per source (a URL holds neither; a title's are spaces)."""
+    lines = [source.url + ("\t" + " ".join((source.title or "").split()) if source.title else "")
+             for source in sources]
+    return "\n".join(lines) or None
+
+
+def _sources_of(text: str | None) -> tuple[Source, ...]:
+    found = []
+    for line in (text or "").splitlines():
+        url, _, title = line.partition("\t")
+        if url:
+            found.append(Source(url, title or None))
+    return tuple(found)
+
+
+_REWRITTEN = ("channel_id", "guild_id", "asker_id", "question_ids", "finish_reason", "reasoning", "sources")
 
 
 async def record_answer_facts(session: AsyncSession, answers: Sequence[AnswerFacts]) -> None:
@@ -83,7 +101,7 @@ async def answer_facts(session: AsyncSession, record: RecordedAnswer, asker_id: 
     if row is not None:
         return AnswerFacts(row.first_message_id, row.channel_id, row.guild_id, row.asker_id,
                            tuple(int(i) for i in row.question_ids.split(",") if i), row.continues_id,
-                           row.finish_reason, row.reasoning, _aware(row.created_at))
+                           row.finish_reason, row.reasoning, _aware(row.created_at), _sources_of(row.sources))
     part = await session.get(AnswerPart, first)
     if part is None:
         return None

@@ -15,6 +15,7 @@ from bot.repo.answer_records import (
     record_answer_facts,
 )
 from bot.repo.conversation import RecordedAnswer, answer_of, record_answers
+from providers.types import Source
 
 GUILD, CHANNEL, ASKER = 7070, 7071, 7072
 
@@ -54,3 +55,18 @@ async def test_a_plain_answer_has_no_row_and_its_facts_come_from_its_parts(sessi
     async with sessions() as session:
         assert (await answer_of(session, 950)).message_ids == (950,)
         assert await answer_of(session, 951) is None
+
+
+async def test_an_answers_sources_come_back_in_order_with_their_titles(sessions) -> None:
+    sources = (Source("https://a.example/x", "A\tpage\nwith breaks"), Source("https://b.example/"),
+               Source("https://c.example/?q=1", "C"))
+    facts = AnswerFacts(990, CHANNEL, GUILD, ASKER, (980,), sources=sources)
+    assert facts.needs_row
+    async with sessions() as session, session.begin():
+        await record_answers(session, [RecordedAnswer(980, CHANNEL, (990,))])
+        await record_answer_facts(session, [facts])
+    async with sessions() as session:
+        read = await answer_facts(session, RecordedAnswer(980, CHANNEL, (990,)), ASKER, GUILD)
+    assert read is not None
+    assert read.sources == (Source("https://a.example/x", "A page with breaks"), Source("https://b.example/"),
+                            Source("https://c.example/?q=1", "C"))
