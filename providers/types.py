@@ -240,6 +240,22 @@ class ImagePart:
         return b64encode(self.data).decode("ascii")
 
 
+@dataclass(slots=True, frozen=True)
+class DocumentPart:
+    """A document the model should read (a PDF): the file for families that take documents
+    (Gemini inline data, Claude's document block, OpenAI's and OpenRouter's file part), and
+    its extracted `text` for the rest (None: no text layer; the bot names it in its note)."""
+
+    media_type: str
+    data: bytes
+    filename: str
+    text: str | None = None
+    text_cut: bool = False  # the extracted text was cut to its bound
+
+    def base64(self) -> str:
+        return b64encode(self.data).decode("ascii")
+
+
 ContentPart = TextPart | ImagePart
 
 
