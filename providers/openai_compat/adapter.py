@@ -28,6 +28,7 @@ from providers.openai_compat.request import (
     DEFAULT_BASE_URLS,
     FAMILY,
     build_request,
+    searches_here,
     untyped_arguments,
 )
 from providers.sdk_adapter import DEFAULT_TIMEOUT, SdkStreamAdapter
@@ -113,7 +114,8 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
         Every chunk carries the same `metadata` dict holding this stream's state, so
         `process_chunk` stays a function of its argument.
         """
-        state = new_stream_state(self.provider, request, verbatim_tool_calling=self.verbatim_tool_calling)
+        state = new_stream_state(self.provider, request, verbatim_tool_calling=self.verbatim_tool_calling,
+                                 web_search=searches_here(self.provider, self.model, request))
         shared = {"stream": state}
         provider = self.provider
         arguments = build_request(self.provider, self.model, request, custom_reasoning_effort=self._custom_effort)

@@ -1,16 +1,17 @@
 """Chat-completions stream events → ProcessedChunks.
 
 `StreamState` is everything one stream needs to remember (guards, partial tool calls,
-reasoning to replay, usage); `process_event` is a pure function of that state and one
-SSE event. Usage (usually in the last chunk) and the finish reason are converted once,
-into the `done` chunk (`providers/openai_compat/done.py`). The per-event path parses with
+reasoning to replay, usage, the pages the answer cites); `process_event` is a pure
+function of that state and one SSE event. Usage (usually in the last chunk), the finish
+reason and the cited pages are converted once, into the `done` chunk
+(`providers/openai_compat/done.py`). The per-event path parses with
 jiter and touches only plain dicts: a typed object per chunk is what makes the SDK's own
 iteration ~20x slower than the bytes.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import jiter
@@ -30,7 +31,9 @@ from providers.types import (
     FunctionCall,
     ProcessedChunk,
     ProviderError,
+    Source,
     ThoughtLogEntry,
+    Usage,
 )
 
 END_OF_BODY: SSEEvent = ("__end_of_body__", b"")
@@ -65,10 +68,16 @@ class StreamState:
     pending_flush: bool = False
     verbatim_count: int = 0
     ended: bool = False
+    # The pages the answer cites (`url_citation` annotations), in the order they came.
+    sources: list[Source] = field(default_factory=list)
+    # The request carried the provider's own search field (`request.searches_here`).
+    searched: bool = False
 
 
-def new_stream_state(provider: str, request: ChatRequest, *, verbatim_tool_calling: bool) -> StreamState:
-    """Fresh guards for one stream; the verbatim parser only for custom + option + tools."""
+def new_stream_state(provider: str, request: ChatRequest, *, verbatim_tool_calling: bool,
+                     web_search: bool = False) -> StreamState:
+    """Fresh guards for one stream; the verbatim parser only for custom + option + tools.
+    `web_search`: the request carried the provider's native search field."""
     verbatim = None
     if provider == "custom" and verbatim_tool_calling and request.tools:
         verbatim = VerbatimToolCallParser(request.tools)
@@ -77,6 +86,7 @@ def new_stream_state(provider: str, request: ChatRequest, *, verbatim_tool_calli
         stripper=ThinkBlockContentStripper(),
         spill=ReasoningContentSpillGuard(),
         verbatim=verbatim,
+        searched=web_search,
     )
 
 
@@ -277,6 +287,48 @@ def _merge_reasoning_details(state: StreamState, items: Any, thoughts: list[Thou
                 target[key] = value
 
 
+# ---- citations -----------------------------------------------------------------------------
+def _read_annotations(state: StreamState, annotations: Any) -> None:
+    """Keep each `url_citation` annotation's page, in the order they arrive.
+
+    The documented shape (OpenAI: https://platform.openai.com/docs/api-reference/chat/object
+    `message.annotations`, streamed as `delta.annotations`; OpenRouter normalizes every
+    search to it: https://openrouter.ai/docs/guides/features/plugins/web-search) is
+    `{"type": "url_citation", "url_citation": {"url", "title", "start_index",
+    "end_index", "content"?}}`. A citation is extra to the answer, so one that does not
+    fit (another type, no http(s) URL, not an object) is left out rather than failing
+    the answer; a title that is not text is dropped.
+    """
+    if not isinstance(annotations, list):
+        return
+    for item in annotations:
+        if not isinstance(item, dict) or item.get("type") != "url_citation":
+            continue
+        citation = item.get("url_citation")
+        if not isinstance(citation, dict):
+            continue
+        url = citation.get("url")
+        if not isinstance(url, str) or not url.strip().lower().startswith(("https://", "http://")):
+            continue
+        title = citation.get("title")
+        title = title.strip() if isinstance(title, str) and title.strip() else None
+        state.sources.append(Source(url.strip(), title))
+
+
+def _searched_usage(state: StreamState) -> Usage | None:
+    """The stream's usage, with the searches the request's native search made.
+
+    Neither provider reports a count in the chat-completions usage (OpenRouter's usage
+    object: https://openrouter.ai/docs/use-cases/usage-accounting; OpenAI's has no search
+    field), so a response whose request carried the search field counts one: OpenRouter's
+    `web` plugin searches once per request, and OpenAI's search models search before
+    every answer."""
+    usage = openai_usage(state.usage)
+    if not state.searched:
+        return usage
+    return replace(usage or Usage(), searches=1)
+
+
 # ---- the event --------------------------------------------------------------------------------
 def _choice_zero(choices: list) -> dict | None:
     for choice in choices:
@@ -317,7 +369,10 @@ def _done(state: StreamState, thoughts: list[ThoughtLogEntry], out: list) -> lis
     state.ended = True
     chunks = _materialize(state, thoughts, out)
     reason = finish_reason_of(state.finish_reason, FINISH_REASONS, made_calls=state.made_calls)
-    chunks.append(done_chunk(reason, openai_usage(state.usage), state.serving_provider))
+    done = done_chunk(reason, _searched_usage(state), state.serving_provider)
+    # Neither OpenRouter nor OpenAI says what it searched for: `searches` stays None.
+    done.sources = list(state.sources) if state.sources else None
+    chunks.append(done)
     return chunks
 
 
@@ -413,6 +468,9 @@ def _process_payload(
     details = delta.get("reasoning_details")
     if details:
         _merge_reasoning_details(state, details, thoughts)
+    annotations = delta.get("annotations")
+    if annotations:
+        _read_annotations(state, annotations)
     for key in ("content", "refusal"):
         text = delta.get(key)
         if text:

@@ -38,6 +38,7 @@ import re
 from typing import Any
 
 from providers.types import ChatRequest
+from providers.web_search import is_openai_search_model
 
 _OPENAI_REASONING = re.compile(r"^(o\d+|gpt-5|gpt-oss)($|[-.])")
 _OPENAI_WITHOUT = ("o1-preview", "o1-mini")
@@ -60,11 +61,16 @@ def openai_takes_effort(model: str) -> bool:
 
 def takes_temperature(provider: str, model: str) -> bool:
     """Whether a temperature may go to the model: not to OpenAI's reasoning models
-    (o1-mini and o1-preview among them), which refuse any but the default with a 400;
-    elsewhere the provider or the endpoint decides."""
+    (o1-mini and o1-preview among them), which refuse any but the default with a 400,
+    nor to its search models (gpt-4o-search-preview, gpt-5-search-api, ...), which refuse
+    it with a 400 "Model incompatible request argument supplied: temperature" whether or
+    not the request asks for a search (they always search); elsewhere the provider or
+    the endpoint decides."""
     if provider != "openai":
         return True
     name = _name(model)
+    if is_openai_search_model(name):
+        return False
     return "chat" in name or _OPENAI_REASONING.match(name) is None
 
 

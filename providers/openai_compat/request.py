@@ -2,8 +2,8 @@
 
 Each provider of the family takes the same wire format but differs in a few fields:
 the output-token cap's name, how reasoning is switched on (and for which models:
-`reasoning.py`), and which reasoning fields must be sent back on an assistant turn that
-called tools.
+`reasoning.py`), which reasoning fields must be sent back on an assistant turn that
+called tools, and how the web is searched natively (`add_web_search`).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from providers.types import (
     ToolSpec,
     content_text,
 )
+from providers.web_search import is_openai_search_model
 
 DEFAULT_BASE_URLS: dict[str, str] = {
     "openai": "https://api.openai.com/v1",
@@ -142,12 +143,62 @@ def build_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
     ]
 
 
+# Pages OpenRouter's `web` plugin puts before the model: its documented default, sent
+# explicitly so what one request may cost is fixed ($4 per 1,000 results with Exa).
+OPENROUTER_WEB_RESULTS = 5
+
+
+def searches_here(provider: str, model: str, request: ChatRequest) -> bool:
+    """Whether this request carries the provider's own search field: the request asks for
+    at least one search and the route searches natively on chat completions (every
+    OpenRouter model through the `web` plugin; OpenAI's search models). DeepSeek, Z.ai,
+    custom endpoints and OpenAI's other models never get one (the bot's own tool serves
+    them)."""
+    search = request.web_search
+    if search is None or search.max_searches < 1:
+        return False
+    return provider == "openrouter" or (provider == "openai" and is_openai_search_model(model))
+
+
+def add_web_search(provider: str, model: str, request: ChatRequest, extra: dict[str, Any]) -> None:
+    """Put the native search field in `extra` (extra_body) where `searches_here` says so.
+
+    - OpenRouter: the `web` plugin, `plugins: [{"id": "web", "max_results": 5}]`
+      (https://openrouter.ai/docs/guides/features/plugins/web-search). The plugin runs
+      one search per request (its docs contrast the newer `openrouter:web_search` server
+      tool, where the model chooses how often, with the plugin "always running once per
+      request"), so `max_searches` (at least 1 here) always holds. `max_results` bounds
+      the pages that one search returns, not searches, so it is not mapped from
+      `max_searches`: it stays OpenRouter's default, sent explicitly.
+      No `engine`: OpenRouter picks the model's native search (OpenAI, Anthropic,
+      Perplexity, xAI) or Exa. The `:online` model suffix is the same plugin, but it
+      would change the model id the bot reports and takes no `max_results`, so it is not
+      used. OpenRouter now marks the plugin deprecated in favour of that server tool
+      (`tools: [{"type": "openrouter:web_search"}]`), which still works as of this writing.
+    - OpenAI: `web_search_options: {}` for the search models only
+      (https://platform.openai.com/docs/guides/tools-web-search?api-mode=chat); it has no
+      bound on searches (only `search_context_size` and `user_location`), so nothing is
+      mapped. What these models refuse is left out elsewhere: `temperature`
+      (`reasoning.takes_temperature`); of the others they refuse (top_p,
+      frequency_penalty, presence_penalty) the bot sends none. Tools go as before: no
+      refusal of `tools` by these models is documented.
+    """
+    if not searches_here(provider, model, request):
+        return
+    if provider == "openrouter":
+        extra["plugins"] = [{"id": "web", "max_results": OPENROUTER_WEB_RESULTS}]
+    else:
+        extra["web_search_options"] = {}
+
+
 def build_request(provider: str, model: str, request: ChatRequest, *,
                   custom_reasoning_effort: bool = False) -> dict[str, Any]:
     """Keyword arguments for `chat.completions.create` (streaming, usage included).
 
     Reasoning goes only where the model takes it (`providers/openai_compat/reasoning.py`);
     a custom endpoint gets `reasoning_effort` only when `custom_reasoning_effort` says so.
+    A native web search goes only where `searches_here` says (`add_web_search`); without
+    `request.web_search` no search field is sent anywhere.
     """
     body: dict[str, Any] = {
         "model": model,
@@ -165,6 +216,7 @@ def build_request(provider: str, model: str, request: ChatRequest, *,
         body["temperature"] = request.temperature
     extra: dict[str, Any] = {}
     add_reasoning((provider, model), request, body, extra, custom_effort=custom_reasoning_effort)
+    add_web_search(provider, model, request, extra)
     extra.update(request.extra)
     if extra:
         body["extra_body"] = extra

@@ -1,0 +1,299 @@
+"""Native web search on the OpenAI wire family: which request carries which search field
+(through the real openai SDK and the local replay server), and the pages an answer cites
+(`url_citation` annotations) on the done chunk.
+
+Request forms: OpenRouter gets the `web` plugin for every model, OpenAI only for its search
+models (`web_search_options`); DeepSeek, Z.ai, custom endpoints and OpenAI's other models
+never get a search field. The streams are written from the documented shapes
+(tests/support/data_openai_search.py: no recorded corpus stream carries annotations).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from providers.openai_compat import build_request
+from providers.openai_compat.normalize import END_OF_BODY, new_stream_state
+from providers.openai_compat.request import OPENROUTER_WEB_RESULTS, untyped_arguments
+from providers.streaming import SSEDecoder
+from providers.types import (
+    ChatRequest,
+    Message,
+    RawStreamChunk,
+    Source,
+    Usage,
+    WebSearch,
+)
+from tests.support import data_openai as fx
+from tests.support import data_openai_search as ws
+from tests.support.data_openai import TOOLS
+from tests.support.data_provider_families import FAMILY
+from tests.support.drive_adapter import (
+    Stream,
+    StreamOutcome,
+    connection,
+    pure_outcome,
+    served_outcome,
+    summarize,
+)
+from tests.support.fake_provider_server import Reply
+
+OPENAI_FAMILY = FAMILY["openai"]
+SEARCH = WebSearch(max_searches=3)
+SEARCH_FIELDS = ("plugins", "web_search_options")
+CITED_SOURCES = [Source(url, title) for url, title in ws.CITED]
+
+
+def ask(web_search: WebSearch | None = SEARCH, **fields) -> ChatRequest:
+    return ChatRequest(messages=[Message("user", "What did the central bank decide today?")],
+                       system="Be brief.", web_search=web_search, **fields)
+
+
+async def sent_body(server, provider: str, model: str, request: ChatRequest) -> dict:
+    """The JSON body the real SDK sent for `request`."""
+    server.reply(Reply(body=fx.sse_body(fx.TEXT)))
+    await served_outcome(server, provider, request=request, model=model)
+    return server.requests[-1].json
+
+
+# ---- request forms (through the real SDK) -----------------------------------------------------
+async def test_openrouter_request_carries_the_web_plugin_when_search_is_on(provider_server):
+    body = await sent_body(provider_server, "openrouter", "openai/gpt-4o", ask(temperature=0.3))
+    assert body["plugins"] == [{"id": "web", "max_results": OPENROUTER_WEB_RESULTS}]
+    assert "web_search_options" not in body
+    assert body["model"] == "openai/gpt-4o"  # no `:online` suffix: the plugin itself
+    assert body["temperature"] == 0.3  # OpenRouter takes every sampling setting as before
+
+
+async def test_openrouter_request_has_no_plugin_when_search_is_off(provider_server):
+    off = await sent_body(provider_server, "openrouter", "openai/gpt-4o", ask(None, max_output_tokens=50))
+    assert not set(SEARCH_FIELDS) & set(off)
+    assert set(off) == {"model", "messages", "stream", "stream_options", "max_tokens"}
+    # A bound of no search at all sends no plugin either.
+    none = await sent_body(provider_server, "openrouter", "openai/gpt-4o",
+                           ask(WebSearch(max_searches=0), max_output_tokens=50))
+    assert none == off
+
+
+async def test_openrouter_plugin_travels_beside_reasoning_and_tools(provider_server):
+    body = await sent_body(provider_server, "openrouter", "anthropic/claude-sonnet-4.5",
+                           ask(reasoning_effort="low", tools=TOOLS))
+    assert body["plugins"] == [{"id": "web", "max_results": OPENROUTER_WEB_RESULTS}]
+    assert body["reasoning"] == {"effort": "low"}
+    assert [tool["function"]["name"] for tool in body["tools"]] == [tool.name for tool in TOOLS]
+
+
+@pytest.mark.parametrize("model", ["gpt-4o-search-preview", "gpt-4o-mini-search-preview", "gpt-5-search-api"])
+async def test_openai_search_model_gets_web_search_options(provider_server, model):
+    body = await sent_body(provider_server, "openai", model, ask(temperature=0.3, max_output_tokens=200))
+    assert body["web_search_options"] == {}
+    assert "plugins" not in body
+    # The search models refuse a temperature with a 400 (reasoning.takes_temperature).
+    assert "temperature" not in body
+    assert body["max_completion_tokens"] == 200
+
+
+async def test_openai_search_model_without_search_gets_no_search_field(provider_server):
+    body = await sent_body(provider_server, "openai", "gpt-4o-search-preview", ask(None, temperature=0.3))
+    assert not set(SEARCH_FIELDS) & set(body)
+    assert "temperature" not in body  # refused whether or not a search is asked for
+
+
+@pytest.mark.parametrize(("provider", "model"), [
+    ("openai", "gpt-4o"), ("openai", "gpt-5"), ("openai", "o4-mini"), ("openai", "gpt-4.1-mini"),
+    ("deepseek", "deepseek-chat"), ("deepseek", "deepseek-reasoner"),
+    ("zai", "glm-4.6"), ("custom", "m-test"), ("custom", "gpt-4o-search-preview"),
+])
+async def test_no_search_field_ever_for_other_routes(provider_server, provider, model):
+    """These routes get the bot's own tool instead: asking for a search changes nothing."""
+    fields = {"temperature": 0.5, "max_output_tokens": 64, "reasoning_effort": "low", "tools": TOOLS}
+    on = await sent_body(provider_server, provider, model, ask(SEARCH, **fields))
+    off = await sent_body(provider_server, provider, model, ask(None, **fields))
+    assert not set(SEARCH_FIELDS) & set(on)
+    assert on == off
+
+
+def test_bodies_without_search_are_unchanged_for_every_provider():
+    """Without `web_search` the arguments are exactly those of a request that never heard of it."""
+    for provider in ("openai", "openrouter", "deepseek", "zai", "custom"):
+        for model in ("gpt-4o", "gpt-4o-search-preview", "m-test"):
+            request = ask(None, max_output_tokens=9)
+            plain = ChatRequest(messages=request.messages, system=request.system, max_output_tokens=9)
+            built = untyped_arguments(build_request(provider, model, request))
+            assert built == untyped_arguments(build_request(provider, model, plain))
+            assert not set(SEARCH_FIELDS) & set(built["extra_body"])
+
+
+# ---- sources from the stream (through the real SDK) --------------------------------------------
+async def test_openrouter_sources_in_order_with_titles_and_text_unchanged(provider_server):
+    cited = await served_outcome(provider_server, "openrouter", Reply(body=fx.sse_body(ws.OPENROUTER_CITED)),
+                                 request=ask())
+    plain = await served_outcome(provider_server, "openrouter",
+                                 Reply(body=fx.sse_body(ws.without_annotations(ws.OPENROUTER_CITED))), request=ask())
+    assert cited.error is None and cited.done is not None
+    assert cited.text == plain.text == ws.ANSWER
+    assert cited.done.sources == CITED_SOURCES
+    assert cited.done.searches is None  # OpenRouter does not say what it searched for
+    assert cited.done.usage == Usage(120, 30, None, None, 150, searches=1)
+    assert cited.done.finish_reason == "stop"
+    assert plain.done.sources is None
+    # Only the done chunk carries them.
+    assert all(chunk.sources is None for chunk in cited.chunks[:-1])
+
+
+async def test_openai_search_model_sources_from_an_annotations_only_chunk(provider_server):
+    out = await served_outcome(provider_server, "openai", Reply(body=fx.sse_body(ws.OPENAI_CITED)),
+                               request=ask(), model="gpt-4o-search-preview")
+    assert out.text == ws.ANSWER
+    assert out.done.sources == CITED_SOURCES
+    assert out.done.searches is None
+    assert out.done.usage == Usage(80, 25, None, None, 105, searches=1)
+
+
+async def test_citations_without_a_search_request_are_kept_but_no_search_is_counted(provider_server):
+    """A search model searches even unasked, and a custom gateway may cite: the pages are
+    the answer's either way; only a search the request asked for is counted."""
+    out = await served_outcome(provider_server, "openrouter", Reply(body=fx.sse_body(ws.OPENROUTER_CITED)),
+                               request=ask(None))
+    assert out.done.sources == CITED_SOURCES
+    assert out.done.usage == Usage(120, 30, None, None, 150)
+    custom = await served_outcome(provider_server, "custom", Reply(body=fx.sse_body(ws.OPENAI_CITED)),
+                                  request=ask())
+    assert custom.done.sources == CITED_SOURCES
+    assert custom.done.usage.searches is None  # no search field went to a custom endpoint
+
+
+async def test_search_without_citations_counts_the_search_and_has_no_sources(provider_server):
+    out = await served_outcome(provider_server, "openrouter", Reply(body=fx.sse_body(fx.TEXT)), request=ask())
+    assert out.text == "Hello!"
+    assert out.done.sources is None
+    assert out.done.usage == Usage(9, 2, None, None, 11, searches=1)
+
+
+async def test_cut_stream_after_citations_is_an_error_without_sources(provider_server):
+    body = fx.sse_body(ws.OPENAI_CITED[:4], done=False)
+    out = await served_outcome(provider_server, "openai", Reply(body=body), request=ask(),
+                               model="gpt-4o-search-preview")
+    assert out.done is None and out.error is not None and out.error.retryable
+    assert ws.ANSWER.startswith(out.text)
+
+
+# ---- the pure half: re-split, family suites, fuzz ----------------------------------------------
+def pure(provider: str, body: bytes, pieces: list[bytes] | None = None, *, web_search: bool = False) -> StreamOutcome:
+    """The adapter's pure half on `pieces` of `body`, its state made as `start_stream` makes it."""
+    from providers.adapter import create_adapter
+
+    adapter = create_adapter(provider, **connection(provider, "http://127.0.0.1:9"))
+    state = new_stream_state(provider, ask(), verbatim_tool_calling=False, web_search=web_search)
+    shared = {"stream": state}
+    decoder = SSEDecoder()
+    chunks = []
+    events = [event for piece in (pieces or [body]) for event in decoder.feed(piece)]
+    for event in [*events, *decoder.finish(), END_OF_BODY]:
+        chunks.extend(adapter.process_chunk(RawStreamChunk(event, provider, shared)))
+    return summarize(chunks)
+
+
+def cut(body: bytes, points: list[int]) -> list[bytes]:
+    marks = [0, *sorted(p % (len(body) + 1) for p in points), len(body)]
+    return [body[a:b] for a, b in zip(marks, marks[1:], strict=False)]
+
+
+CITED_BODIES = {"openrouter": fx.sse_body(ws.OPENROUTER_CITED), "openai": fx.sse_body(ws.OPENAI_CITED)}
+
+
+@settings(max_examples=200, deadline=None)
+@given(provider=st.sampled_from(sorted(CITED_BODIES)), points=st.lists(st.integers(0, 10_000), max_size=12),
+       searched=st.booleans())
+def test_resplitting_a_cited_stream_gives_the_same_sources(provider, points, searched):
+    body = CITED_BODIES[provider]
+    whole = pure(provider, body, web_search=searched)
+    split = pure(provider, body, cut(body, points), web_search=searched)
+    assert whole.done.sources == split.done.sources == CITED_SOURCES
+    assert (split.text, split.done.usage) == (whole.text, whole.done.usage)
+    assert whole.done.usage.searches == (1 if searched else None)
+
+
+@pytest.mark.parametrize("name", OPENAI_FAMILY.stream_names())
+@settings(max_examples=20, deadline=None)
+@given(points=st.lists(st.integers(0, 100_000), max_size=6))
+def test_family_streams_resplit_give_the_same_sources(name, points):
+    """Every stream of the family suite (own and, when present, the corpus) gives the same
+    sources however it is split: none of them cites a page."""
+    stream: Stream = OPENAI_FAMILY.stream(name)
+    whole = pure_outcome(OPENAI_FAMILY, stream)
+    split = pure_outcome(OPENAI_FAMILY, stream, cut(stream.body, points))
+    assert (whole.done and whole.done.sources) == (split.done and split.done.sources)
+    if whole.done is not None:
+        assert whole.done.sources is None
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+URLS = st.sampled_from(["https://a.example/x", "http://b.example", "ftp://c.example", "javascript:alert(1)",
+                        "", "  https://d.example/pad  ", "HTTPS://E.EXAMPLE/up"])
+CITATION_ITEM = st.one_of(
+    JSON,
+    st.builds(lambda url, title: {"type": "url_citation", "url_citation": {"url": url, "title": title}},
+              URLS | JSON, st.text(max_size=10) | JSON),
+    st.builds(lambda inner: {"type": "url_citation", "url_citation": inner}, JSON),
+    st.builds(lambda kind, url: {"type": kind, "url_citation": {"url": url}}, JSON, URLS),
+)
+ANNOTATIONS = JSON | st.lists(CITATION_ITEM, max_size=5)
+
+
+@settings(max_examples=300, deadline=None)
+@given(annotations=ANNOTATIONS, provider=st.sampled_from(["openrouter", "openai", "custom"]))
+def test_malformed_annotations_are_left_out_never_raised(annotations, provider):
+    body = fx.sse_body(ws.with_annotations(annotations))
+    out = pure(provider, body)  # summarize checks the chunk shapes; an exception fails the test
+    assert out.error is None and out.text == "Grounded answer."
+    for source in out.done.sources or ():
+        assert isinstance(source, Source) and source.url == source.url.strip()
+        assert source.url.lower().startswith(("https://", "http://"))
+        assert source.title is None or (isinstance(source.title, str) and source.title.strip())
+
+
+def test_annotation_shapes_that_are_left_out():
+    kept = ws.citation("https://ok.example/a", "  Kept  ")
+    annotations = [
+        {"type": "file_citation", "file_citation": {"file_id": "f"}},
+        {"type": "url_citation"},
+        {"type": "url_citation", "url_citation": "https://flat.example"},
+        {"type": "url_citation", "url_citation": {"url": 5}},
+        {"type": "url_citation", "url_citation": {"url": "javascript:alert(1)", "title": "x"}},
+        {"url": "https://untyped.example"},
+        kept,
+        ws.citation("https://ok.example/b", None),
+        {"type": "url_citation", "url_citation": {"url": "https://ok.example/c", "title": 7}},
+    ]
+    out = pure("openrouter", fx.sse_body(ws.with_annotations(annotations)))
+    # Each chunk carries the same list: repeats are kept (the stream layer keeps each URL once).
+    expected = [Source("https://ok.example/a", "Kept"), Source("https://ok.example/b"), Source("https://ok.example/c")]
+    assert out.done.sources == expected * 2
+    assert out.done.searches is None
+
+
+async def test_served_and_pure_halves_agree_on_sources(provider_server):
+    for provider, body in CITED_BODIES.items():
+        served = await served_outcome(provider_server, provider, Reply(body=body, random_pieces=3, max_piece=17),
+                                      request=ask(), model="gpt-4o-search-preview")
+        assert served.done.sources == pure(provider, body, web_search=True).done.sources == CITED_SOURCES
+        assert served.done.usage == pure(provider, body, web_search=True).done.usage
+
+
+def test_cited_fixture_is_what_the_documented_shape_says():
+    """The fixtures keep OpenAI's nested `url_citation` object (not a flat annotation)."""
+    for event in ws.OPENROUTER_CITED + ws.OPENAI_CITED:
+        for choice in event["choices"]:
+            for item in choice["delta"].get("annotations", []):
+                assert item["type"] == "url_citation" and set(item) == {"type", "url_citation"}
+                assert {"url", "start_index", "end_index"} <= set(item["url_citation"])
+    json.dumps(ws.OPENROUTER_CITED)
