@@ -6,18 +6,21 @@ start-up with one line naming the variable (`SettingsError`), never a traceback.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import stat
 from pathlib import Path
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
 from cryptography.fernet import Fernet
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from providers import KNOWN_PROVIDERS
+from providers.endpoint_check import METADATA_HOSTS, address_refusal
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///data/bot.sqlite3"
 SUPPORTED_DRIVERS = ("sqlite+aiosqlite", "postgresql+asyncpg")
@@ -74,6 +77,16 @@ class Settings(BaseSettings):
     DEFAULT_TEXT_BASE_URL: str | None = None
     DEFAULT_TEXT_API_KEYS: Annotated[list[SecretStr], NoDecode] = Field(default_factory=list)
     ALLOW_PRIVATE_ENDPOINTS: bool = False
+    # Bot-side web search for routes without a search of their own (bot/search/): the
+    # service, its address (required for searxng; brave and tavily default to their public
+    # API) and its key (required for brave and tavily; never logged). Unset: no web_search
+    # tool. The search URL reaches private addresses only with ALLOW_PRIVATE_ENDPOINTS or
+    # SEARCH_ALLOW_PRIVATE (the latter for the search service alone, e.g. the compose
+    # `search` profile's SearXNG); metadata and credential addresses never.
+    SEARCH_BACKEND: Literal["searxng", "brave", "tavily"] | None = None
+    SEARCH_ALLOW_PRIVATE: bool = False
+    SEARCH_URL: str | None = Field(default=None, validate_default=True)
+    SEARCH_API_KEY: SecretStr | None = Field(default=None, validate_default=True)
     # `custom` endpoints take OpenAI's `reasoning_effort` (many OpenAI-compatible servers refuse it).
     CUSTOM_REASONING_EFFORT: bool = False
     # Answer direct messages; when off a DM gets one line saying the bot answers in servers only.
@@ -134,6 +147,43 @@ class Settings(BaseSettings):
     @classmethod
     def _blank_optional(cls, value: object) -> object:
         return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("SEARCH_BACKEND", "SEARCH_URL", "SEARCH_API_KEY", mode="before")
+    @classmethod
+    def _blank_search(cls, value: object) -> object:
+        return (value.strip() or None) if isinstance(value, str) else value
+
+    @field_validator("SEARCH_BACKEND", mode="before")
+    @classmethod
+    def _lower_backend(cls, value: object) -> object:
+        return value.lower() if isinstance(value, str) else value
+
+    @field_validator("SEARCH_URL")
+    @classmethod
+    def _search_url(cls, value: str | None, info: ValidationInfo) -> str | None:
+        backend = info.data.get("SEARCH_BACKEND")
+        if value is None:
+            if backend == "searxng":
+                raise ValueError("SEARCH_BACKEND=searxng needs the SearXNG instance's address "
+                                 "(e.g. http://searxng:8080)")
+            return None
+        if backend is None and "SEARCH_BACKEND" in info.data:
+            raise ValueError("set SEARCH_BACKEND (searxng, brave or tavily) too, or leave SEARCH_URL unset")
+        allow_private = bool(info.data.get("ALLOW_PRIVATE_ENDPOINTS") or info.data.get("SEARCH_ALLOW_PRIVATE"))
+        problem = search_url_problem(value, allow_private=allow_private)
+        if problem is not None:
+            raise ValueError(problem)
+        return value.rstrip("/")
+
+    @field_validator("SEARCH_API_KEY")
+    @classmethod
+    def _search_key(cls, value: SecretStr | None, info: ValidationInfo) -> SecretStr | None:
+        backend = info.data.get("SEARCH_BACKEND")
+        if value is None and backend in ("brave", "tavily"):
+            raise ValueError(f"SEARCH_BACKEND={backend} needs the service's API key")
+        if value is not None and backend is None and "SEARCH_BACKEND" in info.data:
+            raise ValueError("set SEARCH_BACKEND (searxng, brave or tavily) too, or leave SEARCH_API_KEY unset")
+        return value
 
     @field_validator("LOG_LEVEL", mode="before")
     @classmethod
@@ -211,6 +261,38 @@ class Settings(BaseSettings):
 
     def default_text_api_keys(self) -> list[str]:
         return [key.get_secret_value() for key in self.DEFAULT_TEXT_API_KEYS]
+
+
+def search_url_problem(url: str, *, allow_private: bool) -> str | None:
+    """What is wrong with SEARCH_URL as far as can be told without DNS, or None.
+
+    A literal address is checked here with the custom endpoints' rules, so a refused one
+    stops start-up instead of failing every search; a host name is checked (and pinned)
+    at each connection by the search client (`bot/search/http.py`).
+    """
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises on a bad port
+    except ValueError:
+        return "not a URL (expected e.g. http://searxng:8080)"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return "must start with http:// or https:// and name a host"
+    if parts.username is not None or parts.password is not None:
+        return "must not contain a user name or password"
+    host = parts.hostname.rstrip(".")
+    if host.lower() in METADATA_HOSTS:
+        return f"{host} is a cloud metadata service"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return None
+    refusal = address_refusal(address, allow_private=allow_private)
+    if refusal is None:
+        return None
+    if refusal.reason == "private":
+        return (f"{refusal.text}; set SEARCH_ALLOW_PRIVATE=true (or ALLOW_PRIVATE_ENDPOINTS=true) "
+                "to let the search service live there")
+    return refusal.text
 
 
 def default_route_problem(settings: Settings) -> str | None:

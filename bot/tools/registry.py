@@ -8,6 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from bot.search.log import SearchLog
 from bot.tools.schema import tool_parameters
 from providers.types import ToolSpec
 
@@ -19,6 +20,9 @@ class ToolContext:
 
     channel: Any = None  # a discord.py messageable (None outside Discord)
     asker: Any = None  # the discord.py Member (or User in DMs) who asked
+    # The answer's record of its web searches (queries, sources, failures), which the
+    # `web_search` tool adds to and the turn reads afterwards; None: nothing is recorded.
+    search_log: SearchLog | None = None
 
 
 class ToolError(Exception):
