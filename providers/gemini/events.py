@@ -9,6 +9,13 @@ and a body that ends before any finish reason is an interrupted stream. Every pa
 may carry running `usageMetadata` totals; they are merged and converted once, then
 (`gemini_usage`, FINISH_REASONS).
 
+Grounding with Google Search: each candidate's `groundingMetadata` is folded into the
+stream's `Grounding` (providers/gemini/grounding.py) as it comes; the done chunk carries
+its sources (citation order) and queries, and `Usage.searches` counts the queries. Google
+bills grounding per search query on Gemini 3 and later, per grounded prompt (one charge
+however many queries) on Gemini 2.x and older; the count is the same either way, the
+price is the usage layer's business.
+
 Thought kind: `thought: true` text is logged as `raw`, like every other provider's
 reasoning text, even though with `includeThoughts` Gemini actually returns summaries;
 THOUGHT_KIND is the one place that says so.
@@ -16,7 +23,7 @@ THOUGHT_KIND is the one place that says so.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from providers.done_report import (
@@ -28,6 +35,7 @@ from providers.done_report import (
     usage_of,
 )
 from providers.errors import STREAM_INTERRUPTED, classify_error_body, classify_failure
+from providers.gemini.grounding import Grounding, read_grounding
 from providers.gemini.request import THOUGHT_SIGNATURE
 from providers.types import (
     FinishReason,
@@ -58,6 +66,8 @@ class GeminiStream:
     # The `usageMetadata` fields of every payload merged, converted once at the end.
     usage: dict[str, Any] = field(default_factory=dict)
     calls: int = 0
+    # Sources and queries of Grounding with Google Search, from every payload's metadata.
+    grounding: Grounding = field(default_factory=Grounding)
 
 
 def malformed(detail: str) -> ProcessedChunk:
@@ -184,6 +194,7 @@ def _dispatch(state: GeminiStream, payload: dict[str, Any]) -> list[ProcessedChu
             finish = candidate.get("finishReason")
             if finish is not None and not isinstance(finish, str):
                 raise ValueError("finishReason is not a string")
+            read_grounding(state.grounding, candidate.get("groundingMetadata"))
     feedback = payload.get("promptFeedback")
     if isinstance(feedback, dict):
         reason = feedback.get("blockReason")
@@ -200,13 +211,25 @@ def _dispatch(state: GeminiStream, payload: dict[str, Any]) -> list[ProcessedChu
     return out
 
 
+def _done(state: GeminiStream) -> ProcessedChunk:
+    """The done chunk: finish reason, usage, and what a grounded response searched and cited."""
+    reason = finish_reason_of(state.finish_reason, FINISH_REASONS, made_calls=state.calls > 0)
+    usage = gemini_usage(state.usage)
+    done = done_chunk(reason, usage)
+    queries = state.grounding.searches()
+    if queries is not None:
+        done.sources = state.grounding.sources()
+        done.searches = queries
+        done.usage = replace(usage or Usage(), searches=len(queries))
+    return done
+
+
 def process_payload(state: GeminiStream, payload: Any, *, end: bool = False) -> list[ProcessedChunk]:
     """Normalize one decoded payload, or (`end=True`) the end of the body."""
     if end:
         if state.finish_reason is None:
             return [ProcessedChunk(type="error", error=interrupted("the body ended before a finish reason"))]
-        reason = finish_reason_of(state.finish_reason, FINISH_REASONS, made_calls=state.calls > 0)
-        return [done_chunk(reason, gemini_usage(state.usage))]
+        return [_done(state)]
     if not isinstance(payload, dict):
         return [malformed("payload is not a JSON object")]
     try:

@@ -6,6 +6,22 @@ History becomes `user` / `model` turns; an assistant turn that called tools repl
 each `functionCall` part with its own `thoughtSignature` (Gemini rejects a replayed
 call whose signature is missing), and tool results become `functionResponse` parts in
 one user turn.
+
+Web search (`ChatRequest.web_search`) is Grounding with Google Search, in the form the
+model takes (`search_tool`, `search_mixes_with_functions`):
+
+- Gemini 2.x: the `googleSearch` tool. These models refuse a search tool next to
+  function declarations (400 "Tool use with function calling is unsupported"), so a
+  request with search carries search alone: its function declarations are left out.
+- Gemini 3.x and any newer or unknown Gemini name: `googleSearch` next to the function
+  declarations, with `toolConfig.includeServerSideToolInvocations` (Google's documented
+  way to combine built-in tools and function calling, which Gemini 3 brought).
+- Gemini 1.x: the legacy `googleSearchRetrieval` tool in dynamic mode (the model decides
+  whether to search, as with `googleSearch`); alone, like 2.x.
+- Gemma (served by the same API): no search tool; its function declarations as asked.
+
+Gemini takes no bound on the number of searches, so `WebSearch.max_searches` is not
+sent. Without `web_search` the body has no search tool of any kind.
 """
 
 from __future__ import annotations
@@ -34,6 +50,10 @@ EFFORT_BUDGETS = {"low": 1024, "medium": 8192, "high": 24576}
 # the same API. Thinking came with Gemini 2.5 and every model since (3.x takes the
 # budget too), so any other name, a newer one included, is sent the thinking it asks for.
 _WITHOUT_THINKING = re.compile(r"^(models/)?(gemini-1\.|gemini-2\.0-(?!.*thinking)|gemma-)")
+# Web search forms by model family (see the module docstring).
+_LEGACY_SEARCH = re.compile(r"^(models/)?gemini-1\.")  # googleSearchRetrieval
+_NO_SEARCH = re.compile(r"^(models/)?gemma-")
+_SEARCH_ALONE = re.compile(r"^(models/)?gemini-[12]\.")  # no search tool next to function declarations
 
 
 def _call_part(call: FunctionCall) -> dict[str, Any]:
@@ -120,25 +140,54 @@ def thinking_config(request: ChatRequest) -> dict[str, Any] | None:
     return None
 
 
+def search_tool(model: str) -> dict[str, Any] | None:
+    """The tool that grounds `model` on Google Search; None for a model without one (Gemma)."""
+    name = model.strip().lower()
+    if _NO_SEARCH.match(name):
+        return None
+    if _LEGACY_SEARCH.match(name):
+        return {"googleSearchRetrieval": {"dynamicRetrievalConfig": {"mode": "MODE_DYNAMIC"}}}
+    return {"googleSearch": {}}
+
+
+def search_mixes_with_functions(model: str) -> bool:
+    """Whether `model` takes its search tool next to function declarations (Gemini 3.x and
+    later); Gemini 1.x and 2.x do not, so their request with search carries search alone."""
+    return _SEARCH_ALONE.match(model.strip().lower()) is None
+
+
+def _tools(request: ChatRequest, model: str) -> tuple[list[dict[str, Any]], bool]:
+    """The body's `tools`, and whether search rides next to function declarations."""
+    declarations = [
+        {
+            "name": tool.name,
+            "description": tool.description,
+            "parametersJsonSchema": json.loads(json.dumps(dict(tool.parameters))),
+        }
+        for tool in request.tools
+    ]
+    search = search_tool(model) if request.web_search is not None else None
+    if search is not None and declarations and not search_mixes_with_functions(model):
+        declarations = []  # search alone: this model refuses both in one request
+    tools: list[dict[str, Any]] = [{"functionDeclarations": declarations}] if declarations else []
+    if search is not None:
+        tools.append(search)
+    return tools, bool(search is not None and declarations)
+
+
 def build_body(request: ChatRequest, model: str) -> dict[str, Any]:
     """The JSON body of `models/{model}:streamGenerateContent` (thinking only for a
-    `model` that takes it)."""
+    `model` that takes it; the search tool in the form `model` takes, see the module)."""
     contents, inline_system = build_contents(request.messages)
     body: dict[str, Any] = {"contents": contents}
     system = "\n\n".join(t for t in (request.system, *inline_system) if t)
     if system:
         body["systemInstruction"] = {"parts": [{"text": system}]}
-    if request.tools:
-        body["tools"] = [{
-            "functionDeclarations": [
-                {
-                    "name": tool.name,
-                    "description": tool.description,
-                    "parametersJsonSchema": json.loads(json.dumps(dict(tool.parameters))),
-                }
-                for tool in request.tools
-            ]
-        }]
+    tools, combined = _tools(request, model)
+    if tools:
+        body["tools"] = tools
+    if combined:
+        body["toolConfig"] = {"includeServerSideToolInvocations": True}
     config: dict[str, Any] = {}
     if request.max_output_tokens:
         config["maxOutputTokens"] = request.max_output_tokens
