@@ -12,23 +12,50 @@ Choices:
   here would run them twice.
 - A call's arguments are exactly the concatenated `partial_json` pieces, emitted at its
   `content_block_stop`; a stream cut before that stop never yields the call.
-- Separate text blocks (text, a server tool, more text) are separate paragraphs of the
-  answer, so a later text block starts with a blank line.
+- Text blocks with another block between them (text, a search, more text) are separate
+  paragraphs of the answer, so the later one starts with a blank line. Text blocks that
+  follow each other directly are one run of prose: Anthropic splits an answer's text into
+  blocks at each citation ("the grass is green" cited, then " and " uncited, ...:
+  https://platform.claude.com/docs/en/build-with-claude/citations), so they join as sent.
 - Signed thinking and redacted-thinking blocks are kept (signature and opaque `data`
   untouched) in `provider_fields` of the first call that follows them, so the tool
   loop replays them ahead of that call; the redacted data is never decoded and never
   logged (its log entry has empty text).
 - Usage is reported in message_start and again in message_delta; the fields are merged
   and converted once, at message_stop, with the stop reason (`anthropic_usage`,
-  FINISH_REASONS).
+  FINISH_REASONS), the web searches the API ran included
+  (`usage.server_tool_use.web_search_requests` -> `Usage.searches`).
+- Web search (https://platform.claude.com/docs/en/agents-and-tools/tool-use/web-search-tool):
+  a `server_tool_use` block named `web_search` streams its input as `input_json_delta`
+  pieces; its `query` is kept at the block's stop (`_SearchLog.query`), in order, for the
+  done chunk's `searches`, unless its `web_search_tool_result` is an error
+  (`web_search_tool_result_error`: max uses exceeded, unavailable, ...): that search did
+  not run, and the answer goes on without it. The results' titles are kept by URL. A text
+  block's `citations_delta` with a `web_search_result_location` adds its URL to the done
+  chunk's `sources`, in the order the citations arrive (repeats kept: the stream layer
+  keeps each URL once); a citation without a title takes its result's. Only what the
+  answer cites is a source: results it did not cite are pages it read, not pages it is
+  grounded on, so a search without citations gives `sources` None. A citation or result
+  that is not what the docs show (not an object, no URL) is left out, never a failure:
+  sources decorate an answer that is otherwise whole. Other citation kinds (documents,
+  search_result blocks) are not web sources and are ignored.
+- `stop_reason: "pause_turn"`: the API paused a long server-tool turn (searches) before
+  the answer was complete. Resuming means sending the paused content back, server tool
+  blocks included, which the bot does not keep (and the API has refused such a replay
+  when a search was left without its result: anthropics/anthropic-sdk-python#1339). So
+  the answer ends here, finish reason `other`: a done chunk, never an error, what was
+  written stays with the sources and searches so far. Not `length`: that offers Continue,
+  whose prefill would carry none of the search results, and a pause may come before any
+  text at all.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-from providers.anthropic_native.request import THINKING_BLOCKS
+from providers.anthropic_native.request import THINKING_BLOCKS, WEB_SEARCH_TOOL_NAME
 from providers.done_report import (
     count,
     done_chunk,
@@ -45,6 +72,7 @@ from providers.types import (
     FunctionCall,
     ProcessedChunk,
     ProviderError,
+    Source,
     ThoughtLogEntry,
     Usage,
 )
@@ -56,6 +84,7 @@ FINISH_REASONS: dict[str, FinishReason] = {
     "max_tokens": "length",
     "tool_use": "tool_calls",
     "refusal": "content_filter",
+    "pause_turn": "other",  # a paused search turn: ended, not failed (module doc)
 }
 
 
@@ -71,6 +100,59 @@ class _Block:
 
 
 @dataclass(slots=True)
+class _SearchLog:
+    """What the response's web searches left: the queries, the results' titles and the
+    citations, each in stream order."""
+
+    queries: list[tuple[str | None, str]] = field(default_factory=list)  # (server tool id, query)
+    failed: set[str] = field(default_factory=set)  # server tool ids whose result was an error
+    titles: dict[str, str] = field(default_factory=dict)  # result URL -> title
+    cited: list[tuple[str, str | None]] = field(default_factory=list)  # (URL, title)
+
+    def query(self, block: _Block) -> None:
+        """A finished `web_search` server tool block: its query, when its input has one."""
+        raw = "".join(block.pieces)
+        try:
+            given = json.loads(raw) if raw.strip() else block.start_input
+        except (ValueError, RecursionError):
+            return  # the API's own input, cut or garbled: no query to show
+        query = given.get("query") if isinstance(given, dict) else None
+        if isinstance(query, str) and query.strip():
+            self.queries.append((block.id, query.strip()))
+
+    def result(self, block: dict[str, Any]) -> None:
+        """A `web_search_tool_result` block: a list of results, or an error object."""
+        content = block.get("content")
+        if isinstance(content, dict):  # {"type": "web_search_tool_result_error", "error_code": ...}
+            ident = block.get("tool_use_id")
+            if isinstance(ident, str):
+                self.failed.add(ident)
+            return
+        for item in content if isinstance(content, list) else ():
+            if isinstance(item, dict) and item.get("type") == "web_search_result":
+                url, title = item.get("url"), item.get("title")
+                if isinstance(url, str) and url and isinstance(title, str) and title:
+                    self.titles.setdefault(url, title)
+
+    def citation(self, citation: Any) -> None:
+        """One citation of a text block; only web search results are web sources."""
+        if not isinstance(citation, dict) or citation.get("type") != "web_search_result_location":
+            return
+        url, title = citation.get("url"), citation.get("title")
+        if isinstance(url, str) and url:
+            self.cited.append((url, title if isinstance(title, str) and title else None))
+
+    def sources(self) -> list[Source] | None:
+        if not self.cited:
+            return None
+        return [Source(url, title or self.titles.get(url)) for url, title in self.cited]
+
+    def searches(self) -> list[str] | None:
+        done = [query for ident, query in self.queries if ident is None or ident not in self.failed]
+        return done or None
+
+
+@dataclass(slots=True)
 class AnthropicStream:
     """Everything one stream needs across events; made fresh by every start_stream."""
 
@@ -83,9 +165,12 @@ class AnthropicStream:
     stop_reason: str | None = None
     calls: int = 0
     finished: bool = False
-    # Visible text already went out; the next text block starts a new paragraph.
+    # Visible text already went out; the next text block starts a new paragraph, unless
+    # it directly follows a text block (`in_text`: the last block started was text).
     wrote_text: bool = False
     separate_next: bool = False
+    in_text: bool = False
+    search: _SearchLog = field(default_factory=_SearchLog)
 
 
 def _text(content: str, thoughts: list[ThoughtLogEntry] | None = None) -> ProcessedChunk:
@@ -115,12 +200,21 @@ def anthropic_usage(usage: dict[str, Any]) -> Usage | None:
     Anthropic counts cache writes and cache reads apart from `input_tokens`; all three
     were sent to the model, so the input is their sum and the cached part is the reads.
     `output_tokens` already includes thinking; no separate reasoning count is reported.
+    The web searches it ran are `Usage.searches`.
     """
     cache_read = count(usage.get("cache_read_input_tokens"))
     input_tokens = sum_reported(
         count(usage.get("input_tokens")), count(usage.get("cache_creation_input_tokens")), cache_read
     )
-    return usage_of(input_tokens, count(usage.get("output_tokens")), cached_input_tokens=cache_read)
+    converted = usage_of(input_tokens, count(usage.get("output_tokens")), cached_input_tokens=cache_read)
+    # The searches the API ran (`server_tool_use.web_search_requests`). Anthropic reports
+    # 0 on responses that did not search (seen in recorded streams with other server
+    # tools); like every family that reports nothing then, that is None: no search ran.
+    server_tools = usage.get("server_tool_use")
+    searches = count(server_tools.get("web_search_requests")) if isinstance(server_tools, dict) else None
+    if not searches or searches < 0:
+        return converted
+    return replace(converted or Usage(), searches=searches)
 
 
 def _visible(state: AnthropicStream, text: str) -> list[ProcessedChunk]:
@@ -138,9 +232,15 @@ def _start_block(state: AnthropicStream, index: int, block: dict[str, Any]) -> l
     kind = block.get("type")
     if kind == "text":
         state.blocks[index] = _Block("text")
-        state.separate_next = state.wrote_text
+        if not state.in_text:
+            state.separate_next = state.wrote_text
+        state.in_text = True
+        citations = block.get("citations")
+        for citation in citations if isinstance(citations, list) else ():
+            state.search.citation(citation)
         text = block.get("text")
         return _visible(state, text) if isinstance(text, str) else []
+    state.in_text = False
     if kind == "thinking":
         entry = _Block("thinking")
         state.blocks[index] = entry
@@ -164,6 +264,16 @@ def _start_block(state: AnthropicStream, index: int, block: dict[str, Any]) -> l
             start_input=start_input if isinstance(start_input, dict) and start_input else None,
         )
         return []
+    if kind == "server_tool_use":
+        ident, name, start_input = block.get("id"), block.get("name"), block.get("input")
+        state.blocks[index] = _Block(
+            "server_tool_use", id=ident if isinstance(ident, str) else None,
+            name=name if isinstance(name, str) else "",
+            start_input=start_input if isinstance(start_input, dict) else None,
+        )
+        return []
+    if kind == "web_search_tool_result":
+        state.search.result(block)
     state.blocks[index] = _Block("other")
     return []
 
@@ -196,8 +306,11 @@ def _delta(state: AnthropicStream, index: int, delta: dict[str, Any]) -> list[Pr
         piece = delta["partial_json"]
         if not isinstance(piece, str):
             raise ValueError("input_json_delta without partial_json")
-        if block.kind == "tool_use":
+        if block.kind in ("tool_use", "server_tool_use"):
             block.pieces.append(piece)
+        return []
+    if kind == "citations_delta":
+        state.search.citation(delta.get("citation"))
         return []
     return []
 
@@ -242,6 +355,8 @@ def _stop_block(state: AnthropicStream, index: int) -> list[ProcessedChunk]:
         state.thinking_blocks.append({"type": "redacted_thinking", "data": block.data or ""})
     elif block.kind == "tool_use":
         return [_finish_call(state, block)]
+    elif block.kind == "server_tool_use" and block.name == WEB_SEARCH_TOOL_NAME:
+        state.search.query(block)  # ran on Anthropic's side: a search, never a call
     return []
 
 
@@ -256,7 +371,9 @@ def _refused(state: AnthropicStream) -> ProcessedChunk:
 
 def _done(state: AnthropicStream) -> ProcessedChunk:
     reason = finish_reason_of(state.stop_reason, FINISH_REASONS, made_calls=state.calls > 0)
-    return done_chunk(reason, anthropic_usage(state.usage))
+    done = done_chunk(reason, anthropic_usage(state.usage))
+    done.sources, done.searches = state.search.sources(), state.search.searches()
+    return done
 
 
 def _index(payload: dict[str, Any]) -> int:

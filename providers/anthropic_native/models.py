@@ -73,3 +73,29 @@ def takes_prefill(model: str, *, thinking: bool) -> bool:
         return False
     version = claude_version(model)
     return version is not None and version < (4, 6)
+
+
+# The one Claude 3.5 release without web search: the first Sonnet 3.5 (June 2024).
+_NO_SEARCH = re.compile(r"^claude-3-5-sonnet-20240620\b")
+
+
+def takes_web_search(model: str) -> bool:
+    """Whether the model takes the web search server tool (`web_search_20250305`).
+
+    Anthropic's web search tool page (https://platform.claude.com/docs/en/agents-and-tools/tool-use/web-search-tool,
+    checked 2026-12-03) lists Haiku 3.5, Sonnet 3.5 v2 (claude-3-5-sonnet-20241022 /
+    -latest), Sonnet 3.7 and every 4.x model (Opus 4, 4.1, 4.5, 4.6; Sonnet 4, 4.5, 4.6;
+    Haiku 4.5); Vertex AI's list adds the Claude 5 and Fable models, and the Mythos family,
+    newer still, is assumed to take it. So: everything from 3.5 on but the June 2024 Sonnet
+    3.5 (the list's "Sonnet 3.5 (new)" is the October one). Claude 2, Instant and
+    the Claude 3 models refuse the tool (a 400), so they get none: they answer without
+    searching. A name without a version (a gateway's alias) gets it: the operator chose
+    a route that searches natively, and a modern Claude is the likely model behind it.
+    """
+    name = model.strip().lower()
+    if _ADAPTIVE_FAMILIES.match(name):
+        return True
+    if _NO_SEARCH.match(name):
+        return False
+    version = claude_version(model)
+    return version is None or version >= (3, 5)

@@ -2,8 +2,9 @@
 
 The SDK serializes these keyword arguments; this module only decides their content:
 system prompt, alternating turns with tool_use / tool_result blocks, tool schemas,
-max_tokens (required by the API) and extended thinking with signed thinking blocks
-replayed ahead of the tool calls they led to.
+max_tokens (required by the API), extended thinking with signed thinking blocks
+replayed ahead of the tool calls they led to, and Anthropic's web search server tool
+when the request asks to search (`ChatRequest.web_search`).
 """
 
 from __future__ import annotations
@@ -12,7 +13,12 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from providers.anthropic_native.models import takes_prefill, takes_temperature, thinking_form
+from providers.anthropic_native.models import (
+    takes_prefill,
+    takes_temperature,
+    takes_web_search,
+    thinking_form,
+)
 from providers.continuation import CONTINUE_ASK, ends_with_partial_answer
 from providers.speaker import with_speaker
 from providers.types import (
@@ -21,6 +27,7 @@ from providers.types import (
     FunctionCall,
     ImagePart,
     Message,
+    WebSearch,
     content_parts,
     content_text,
 )
@@ -31,6 +38,13 @@ MIN_THINKING_BUDGET = 1024
 EFFORT_BUDGETS = {"low": 2048, "medium": 8192, "high": 16384}
 # FunctionCall.provider_fields key holding the signed thinking blocks to send back.
 THINKING_BLOCKS = "anthropic_thinking_blocks"
+# Anthropic's web search server tool: the API runs the searches itself and the answer
+# cites the pages it read (https://platform.claude.com/docs/en/agents-and-tools/tool-use/web-search-tool).
+# web_search_20250305, not the newer web_search_20260209: that one filters results with
+# code execution on Opus/Sonnet 4.6 only (more server blocks, longer turns that pause),
+# while 20250305 is documented on every model that searches and needs no beta header.
+WEB_SEARCH_TOOL_TYPE = "web_search_20250305"
+WEB_SEARCH_TOOL_NAME = "web_search"
 
 
 def thinking_budget(request: ChatRequest) -> int | None:
@@ -140,6 +154,32 @@ def build_messages(messages: Sequence[Message], *, prefill: bool = True) -> tupl
     return turns, system_texts
 
 
+def web_search_tool(search: WebSearch) -> dict[str, Any]:
+    """The server tool, at most `max_searches` searches per response (`max_uses`; the API
+    takes at least 1; a search past it comes back as a `max_uses_exceeded` error result)."""
+    return {"type": WEB_SEARCH_TOOL_TYPE, "name": WEB_SEARCH_TOOL_NAME, "max_uses": max(1, int(search.max_searches))}
+
+
+def _tools(request: ChatRequest, model: str) -> list[dict[str, Any]]:
+    """The function tools, and the web search server tool next to them when the request
+    searches and the model takes it (`models.takes_web_search`; a model that does not
+    answers without searching). Tool names must be unique: with native search on, a
+    function tool of the same name (the bot's own search) gives way to it."""
+    search = request.web_search if takes_web_search(model) else None
+    tools = [
+        {
+            "name": tool.name,
+            "description": tool.description,
+            "input_schema": json.loads(json.dumps(dict(tool.parameters))),
+        }
+        for tool in request.tools
+        if search is None or tool.name != WEB_SEARCH_TOOL_NAME
+    ]
+    if search is not None:
+        tools.append(web_search_tool(search))
+    return tools
+
+
 def build_arguments(request: ChatRequest, model: str) -> dict[str, Any]:
     """Keyword arguments for `client.messages.create(..., stream=True)`."""
     form = thinking_form(model)  # which the model takes: none, a budget, adaptive (models.py)
@@ -164,13 +204,7 @@ def build_arguments(request: ChatRequest, model: str) -> dict[str, Any]:
     arguments["max_tokens"] = max_tokens
     if system:
         arguments["system"] = system
-    if request.tools:
-        arguments["tools"] = [
-            {
-                "name": tool.name,
-                "description": tool.description,
-                "input_schema": json.loads(json.dumps(dict(tool.parameters))),
-            }
-            for tool in request.tools
-        ]
+    tools = _tools(request, model)
+    if tools:
+        arguments["tools"] = tools
     return arguments
