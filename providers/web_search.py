@@ -8,8 +8,8 @@ into its own request form and reads its citations into the done chunk's `sources
 
 from __future__ import annotations
 
-NATIVE_FAMILIES = frozenset({"gemini", "anthropic", "openrouter"})
-
+from providers.anthropic_native.models import takes_web_search
+from providers.gemini.request import search_tool as gemini_search_tool
 
 def is_openai_search_model(model: str) -> bool:
     """OpenAI's Chat Completions search models (`gpt-4o-search-preview`, `gpt-5-search-api`,
@@ -18,7 +18,13 @@ def is_openai_search_model(model: str) -> bool:
 
 
 def searches_natively(provider: str, model: str) -> bool:
-    """Whether `provider` serving `model` gets `ChatRequest.web_search` natively."""
-    if provider in NATIVE_FAMILIES:
+    """Whether `provider` serving `model` gets `ChatRequest.web_search` natively: Gemini
+    but Gemma, Claude from 3.5 on, any OpenRouter model (its `web` plugin), OpenAI's
+    search models. A model that does not is offered the bot's own search, if any."""
+    if provider == "gemini":
+        return gemini_search_tool(model) is not None
+    if provider == "anthropic":
+        return takes_web_search(model)
+    if provider == "openrouter":
         return True
     return provider == "openai" and is_openai_search_model(model)
