@@ -1,0 +1,17 @@
+"""Reading the links in a question: each page fetched once from a public address, reduced to
+its text (or a PDF's bytes), and framed for the model as untrusted data.
+
+`read_links(text, policy)` is the one entry; `framed_page` makes a page's text for the
+model; `LinkFailure.reason` is a short key the question's note names.
+"""
+
+from bot.links.finding import find_links
+from bot.links.framing import framed_page
+from bot.links.policy import LinkPolicy
+from bot.links.reader import LinkReading, read_links
+from bot.links.results import REASONS, LinkDocument, LinkFailure, LinkPage, LinkResult
+
+__all__ = [
+    "REASONS", "LinkDocument", "LinkFailure", "LinkPage", "LinkPolicy", "LinkReading",
+    "LinkResult", "find_links", "framed_page", "read_links",
+]
