@@ -105,7 +105,7 @@ async def test_no_links_no_requests():
     assert reading.results == () and reading.left_out == ()
 
 
-async def test_a_descriptive_user_agent_and_no_cookies_or_proxies_of_the_host(public, monkeypatch):
+async def test_a_descriptive_user_agent_and_no_proxy_from_the_environment(public, monkeypatch):
     monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # would swallow the request if trusted
     public.page("/ua", "hi", "text/plain")
     (page,) = (await read_links(public.url("/ua"), policy_with())).results
