@@ -76,3 +76,14 @@ def test_labels_come_from_the_catalog():
     labels = ThoughtLogLabels.translated(lambda key: t(key, "ja"))
     assert labels.title == "思考ログ"
     assert reasoning_text([ThoughtLogEntry("redacted", "x", "anthropic")], labels=labels) == labels.redacted
+
+
+def test_the_searched_queries_open_the_post_even_without_reasoning() -> None:
+    post = format_thought_log([], provider="anthropic", searches=["euro 2024 winner", "final venue"])
+    assert post is not None
+    assert post.embed.description == "Searched the web for:\n- euro 2024 winner\n- final venue"
+    with_reasoning = format_thought_log([ThoughtLogEntry("raw", "Let me think.", "anthropic")],
+                                        provider="anthropic", searches=["q"])
+    assert with_reasoning is not None
+    assert with_reasoning.embed.description == "Searched the web for:\n- q\n\nLet me think."
+    assert format_thought_log([], provider="anthropic") is None
