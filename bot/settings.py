@@ -132,6 +132,9 @@ class Settings(BaseSettings):
     # unset: no limit (a DM then spends the operator's keys without any bound).
     DEFAULT_MESSAGES_PER_HOUR: int | None = Field(default=None, ge=1, le=1_000_000)
     DEFAULT_TOKENS_PER_DAY: int | None = Field(default=None, ge=1, le=10**12)
+    # Web search for the operator's default route (DMs, and servers that set nothing of
+    # their own); a server's managers turn it on for theirs with `/settings web-search`.
+    WEB_SEARCH: bool = False
 
     @field_validator("DISCORD_TOKEN", "BOT_ENCRYPTION_KEY", mode="before")
     @classmethod

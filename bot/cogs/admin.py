@@ -34,6 +34,7 @@ from bot.repo.conversation import (
     threads_enabled,
 )
 from bot.repo.routes import keyless_targets
+from bot.repo.web_search import MAX_SEARCHES, get_web_search, max_searches_allowed, set_web_search
 from bot.settings import Settings
 from bot.usage.report import settings_lines
 
@@ -128,9 +129,31 @@ class AdminCog(ConfigCog):
         else:
             await reply(interaction, "commands.reply.batch_off")
 
+    @settings_group.command(name=lstr("commands.settings.web_search.name"),
+                            description=lstr("commands.settings.web_search.description"))
+    @app_commands.rename(enabled=lstr("commands.param.enabled.name"),
+                         max_searches=lstr("commands.param.max_searches.name"))
+    @app_commands.describe(enabled=lstr("commands.param.enabled.description"),
+                           max_searches=lstr("commands.param.max_searches.description"))
+    async def web_search(self, interaction: discord.Interaction, enabled: bool,
+                         max_searches: app_commands.Range[int, 1, MAX_SEARCHES] | None = None) -> None:
+        """Each search costs the server (and shows the model pages of the open web), so it
+        is off until turned on and bounded per answer; Discord's client keeps the number
+        in range, any other client's value is refused here."""
+        if max_searches is not None and not max_searches_allowed(max_searches):
+            await reply(interaction, "commands.error.max_searches_out_of_range", limit=MAX_SEARCHES)
+            return
+        async with self.bot.sessions() as session, session.begin():
+            stored = await set_web_search(session, interaction.guild_id, enabled, max_searches)
+        if stored.enabled:
+            await reply(interaction, "commands.reply.web_search_on", count=stored.max_searches)
+        else:
+            await reply(interaction, "commands.reply.web_search_off")
+
     @app_commands.command(name=lstr("commands.status.name"), description=lstr("commands.status.description"))
     async def status(self, interaction: discord.Interaction) -> None:
-        """Everyone sees their own route; key pool health only for Manage Server."""
+        """Everyone sees their own route; key pool health and the server's settings only
+        managers (Manage Server); in a DM, that the operator's default searches the web, when it does."""
         settings = self.bot.settings
         async with self.bot.sessions() as session:
             route = await repo.resolve_active_route(session, settings, interaction.guild_id, interaction.user.id)
@@ -147,6 +170,9 @@ class AdminCog(ConfigCog):
                 lines += await settings_lines(partial(text, interaction), session, interaction.guild_id)
                 lines += await self._conversation_lines(interaction, session)
                 lines += await control_lines(interaction, session)
+                lines.append(await self._web_search_line(interaction, session))
+            elif interaction.guild_id is None and settings.WEB_SEARCH:  # off, the default, goes unsaid
+                lines.append(text(interaction, "commands.status.web_search_default_on"))
         await send(interaction, "\n".join(lines))
 
     @staticmethod
@@ -157,6 +183,14 @@ class AdminCog(ConfigCog):
                      count=await history_messages(session, interaction.guild_id),
                      threads=text(interaction, "commands.status.threads_on" if threads
                                   else "commands.status.threads_off"))]
+
+    @staticmethod
+    async def _web_search_line(interaction: discord.Interaction, session: AsyncSession) -> str:
+        """Whether answers in this server may search the web, and how often per answer."""
+        stored = await get_web_search(session, interaction.guild_id)
+        if stored.enabled:
+            return text(interaction, "commands.status.web_search_on", count=stored.max_searches)
+        return text(interaction, "commands.status.web_search_off")
 
     def _route_lines(self, interaction: discord.Interaction, route: ActiveRoute) -> list[str]:
         if route.blocked is not None:

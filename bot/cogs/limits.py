@@ -12,7 +12,7 @@ from discord import app_commands
 
 from bot.cogs.base import MANAGE_SERVER, ConfigCog, ManagerGroup, require_manager, send, text
 from bot.edge.translator import lstr
-from bot.repo.usage import get_limits, prices_of, set_limits, usage_by
+from bot.repo.usage import MAX_SEARCHES_PER_DAY, get_limits, prices_of, set_limits, usage_by
 from bot.usage.report import REPORT_DAYS, limit_lines, usage_lines
 
 if TYPE_CHECKING:
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 TOP_MEMBERS = 10
 LimitValue = app_commands.Range[int, 0, None]
+SearchLimit = app_commands.Range[int, 0, MAX_SEARCHES_PER_DAY]
 
 
 def today() -> date:
@@ -35,16 +36,25 @@ class LimitsCog(ConfigCog):
     @limits.command(name=lstr("commands.limits.set.name"), description=lstr("commands.limits.set.description"))
     @app_commands.rename(messages_per_hour=lstr("commands.param.messages_per_hour.name"),
                          tokens_per_day=lstr("commands.param.tokens_per_day.name"),
-                         server_tokens_per_day=lstr("commands.param.server_tokens_per_day.name"))
+                         server_tokens_per_day=lstr("commands.param.server_tokens_per_day.name"),
+                         searches_per_day=lstr("commands.param.searches_per_day.name"))
     @app_commands.describe(messages_per_hour=lstr("commands.param.messages_per_hour.description"),
                            tokens_per_day=lstr("commands.param.tokens_per_day.description"),
-                           server_tokens_per_day=lstr("commands.param.server_tokens_per_day.description"))
+                           server_tokens_per_day=lstr("commands.param.server_tokens_per_day.description"),
+                           searches_per_day=lstr("commands.param.searches_per_day.description"))
     async def set_limits(self, interaction: discord.Interaction, messages_per_hour: LimitValue | None = None,
                          tokens_per_day: LimitValue | None = None,
-                         server_tokens_per_day: LimitValue | None = None) -> None:
+                         server_tokens_per_day: LimitValue | None = None,
+                         searches_per_day: SearchLimit | None = None) -> None:
+        """A search limit out of bounds (only a client other than Discord's sends one) is
+        refused naming the bound; nothing is stored."""
+        if searches_per_day is not None and not 0 <= searches_per_day <= MAX_SEARCHES_PER_DAY:
+            await send(interaction, text(interaction, "commands.error.searches_per_day_out_of_range",
+                                         limit=f"{MAX_SEARCHES_PER_DAY:,}"))
+            return
         async with self.bot.sessions() as session, session.begin():
             stored = await set_limits(session, interaction.guild_id, messages_per_hour, tokens_per_day,
-                                      server_tokens_per_day)
+                                      server_tokens_per_day, searches_per_day)
         say = partial(text, interaction)
         await send(interaction, "\n".join([say("commands.reply.limits_saved"), *limit_lines(say, stored)]))
 

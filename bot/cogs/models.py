@@ -114,17 +114,25 @@ class ModelsCog(ConfigCog):
     @model.command(name=lstr("commands.model.price.name"), description=lstr("commands.model.price.description"))
     @app_commands.rename(model=lstr("commands.param.model.name"),
                          input_per_million=lstr("commands.param.input_per_million.name"),
-                         output_per_million=lstr("commands.param.output_per_million.name"))
+                         output_per_million=lstr("commands.param.output_per_million.name"),
+                         per_1000_searches=lstr("commands.param.per_1000_searches.name"))
     @app_commands.describe(model=lstr("commands.param.model.description"),
                            input_per_million=lstr("commands.param.input_per_million.description"),
-                           output_per_million=lstr("commands.param.output_per_million.description"))
+                           output_per_million=lstr("commands.param.output_per_million.description"),
+                           per_1000_searches=lstr("commands.param.per_1000_searches.description"))
     async def price(self, interaction: discord.Interaction, model: str,
                     input_per_million: app_commands.Range[float, 0, None],
-                    output_per_million: app_commands.Range[float, 0, None]) -> None:
+                    output_per_million: app_commands.Range[float, 0, None],
+                    per_1000_searches: app_commands.Range[float, 0, None] | None = None) -> None:
+        """Without `per_1000_searches` a search price stored before is kept."""
         async with self.bot.sessions() as session, session.begin():
-            stored = await set_price(session, interaction.guild_id, model, input_per_million, output_per_million)
-        await reply(interaction, "commands.reply.price_set", model=stored, input=f"{input_per_million:g}",
-                    output=f"{output_per_million:g}")
+            stored = await set_price(session, interaction.guild_id, model, input_per_million, output_per_million,
+                                     per_1000_searches)
+        lines = [text(interaction, "commands.reply.price_set", model=stored, input=f"{input_per_million:g}",
+                      output=f"{output_per_million:g}")]
+        if per_1000_searches is not None:
+            lines.append(text(interaction, "commands.reply.price_searches_set", price=f"{per_1000_searches:g}"))
+        await send(interaction, "\n".join(lines))
 
     @model.command(name=lstr("commands.model.params.name"), description=lstr("commands.model.params.description"))
     @app_commands.rename(temperature=lstr("commands.param.temperature.name"),

@@ -34,7 +34,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Session
 
-from bot.db.models import ConversationSettings, Persona
+from bot.db.models import ConversationSettings, Persona, ServerCapabilities
 from bot.load.metrics import database_error
 from bot.repo.controls import GuildControls, read_controls
 from bot.repo.conversation import DEFAULT_BATCH_SECONDS, DEFAULT_HISTORY_MESSAGES, batch_seconds_of
@@ -45,6 +45,7 @@ from bot.repo.personal import PersonalEntry, effective_personal_entry, members_w
 from bot.repo.routes import ServerFacts, server_facts
 from bot.repo.usage import Limits, get_limits
 from bot.repo.versions import BUMPED, changed_since, latest_stamp
+from bot.repo.web_search import DEFAULT_MAX_SEARCHES, web_search_of
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -73,6 +74,10 @@ class ServerConfig:
     # Where every member message is a question without a mention: channel id -> the
     # minimum gap between answers there, in seconds.
     listen_channels: Mapping[int, float] = field(default_factory=dict)
+    # Whether the model may search the web here, and at most how often per answer (a
+    # server that never set it: off; a DM: not applicable, the operator's WEB_SEARCH is).
+    web_search: bool = False
+    max_searches: int = DEFAULT_MAX_SEARCHES
 
     def persona(self, channel_id: int) -> str | None:
         """The channel's persona, else the server's, else None."""
@@ -86,13 +91,15 @@ async def load_server(session: AsyncSession, settings: Settings, guild_id: int |
     personas = dict((await session.execute(select(Persona.channel_id, Persona.body)
                                            .where(Persona.guild_id == guild_id))).all())
     conversation = await session.get(ConversationSettings, guild_id)
+    search = web_search_of(await session.get(ServerCapabilities, guild_id))
     return ServerConfig(facts, await read_controls(session, guild_id), personas, await get_params(session, guild_id),
                         await get_limits(session, guild_id),
                         conversation.history_messages if conversation else DEFAULT_HISTORY_MESSAGES,
                         bool(conversation and conversation.threads_enabled),
                         tuple(await server_key_rows(session, guild_id)),
                         batch_seconds=batch_seconds_of(conversation),
-                        listen_channels=await listen_channels(session, guild_id))
+                        listen_channels=await listen_channels(session, guild_id),
+                        web_search=search.enabled, max_searches=search.max_searches)
 
 
 class StampedSession(Session):

@@ -27,8 +27,9 @@ LIMITED_SOURCES = ("server", "environment")
 # member across every DM and unconfigured server.
 OPERATOR_BUCKET = 0
 MAX_LIMIT = 10**12
+MAX_SEARCHES_PER_DAY = 1_000_000  # an Integer column; far beyond any real day
 MAX_PRICE = 1_000_000.0
-COUNTERS = ("input_tokens", "output_tokens", "reasoning_tokens", "cached_input_tokens", "messages")
+COUNTERS = ("input_tokens", "output_tokens", "reasoning_tokens", "cached_input_tokens", "messages", "searches")
 
 
 @dataclass(frozen=True)
@@ -54,6 +55,7 @@ class UsageTotal:
     cached_input_tokens: int
     messages: int
     estimated: bool
+    searches: int = 0
 
     @property
     def tokens(self) -> int:
@@ -65,6 +67,17 @@ class Limits:
     messages_per_hour: int | None = None
     tokens_per_day: int | None = None
     server_tokens_per_day: int | None = None
+    searches_per_day: int | None = None
+
+
+@dataclass(frozen=True)
+class Price:
+    """What a server pays for one model: per million tokens, per thousand web searches
+    (None: searches not priced)."""
+
+    input_per_million: float
+    output_per_million: float
+    per_1000_searches: float | None = None
 
 
 @dataclass(frozen=True)
@@ -82,7 +95,7 @@ class UsageAdd:
                 "credential_source": k.credential_source, "day": k.day, "estimated": c.estimated,
                 "input_tokens": c.input_tokens or 0, "output_tokens": c.output_tokens or 0,
                 "reasoning_tokens": c.reasoning_tokens or 0, "cached_input_tokens": c.cached_input_tokens or 0,
-                "messages": self.messages}
+                "messages": self.messages, "searches": c.searches or 0}
 
 
 async def add_usages(session: AsyncSession, adds: Sequence[UsageAdd]) -> None:
@@ -122,12 +135,13 @@ _UPSERTS: dict[tuple[str, bool], Any] = {}
 def _sums(*group: Any) -> Any:
     return select(*group, func.sum(UsageDay.input_tokens), func.sum(UsageDay.output_tokens),
                   func.sum(UsageDay.reasoning_tokens), func.sum(UsageDay.cached_input_tokens),
-                  func.sum(UsageDay.messages), func.max(cast(UsageDay.estimated, Integer)))
+                  func.sum(UsageDay.messages), func.max(cast(UsageDay.estimated, Integer)),
+                  func.sum(UsageDay.searches))
 
 
 def _total(label: Any, row: Any) -> UsageTotal:
-    numbers = [int(v or 0) for v in row[-6:]]
-    return UsageTotal(label, *numbers[:5], bool(numbers[5]))
+    numbers = [int(v or 0) for v in row[-7:]]
+    return UsageTotal(label, *numbers[:5], bool(numbers[5]), numbers[6])
 
 
 async def usage_by(session: AsyncSession, since: date, *, guild_id: int | None = None, user_id: int | None = None,
@@ -147,7 +161,7 @@ async def usage_by(session: AsyncSession, since: date, *, guild_id: int | None =
     query = query.order_by(tokens.desc(), *group).limit(limit)
     rows = (await session.execute(query)).all()
     return [_total(tuple(row[: len(group)]) if len(group) > 1 else (row[0] if group else None), row)
-            for row in rows if row[-2] is not None]
+            for row in rows if row[-3] is not None]
 
 
 async def limited_tokens(session: AsyncSession, guild_id: int, day: date, user_id: int | None = None) -> int:
@@ -197,25 +211,27 @@ async def get_limits(session: AsyncSession, guild_id: int) -> Limits:
     row = await session.get(UsageLimits, guild_id)
     if row is None:
         return Limits()
-    return Limits(row.messages_per_hour, row.tokens_per_day, row.server_tokens_per_day)
+    return Limits(row.messages_per_hour, row.tokens_per_day, row.server_tokens_per_day, row.searches_per_day)
 
 
-def _limit(value: int | None, current: int | None) -> int | None:
+def _limit(value: int | None, current: int | None, bound: int = MAX_LIMIT) -> int | None:
     """None keeps the stored value, 0 removes the limit; negative or absurd is refused."""
     if value is None:
         return current
-    if value < 0 or value > MAX_LIMIT:
+    if value < 0 or value > bound:
         raise RepositoryError("bad_limit")
     return value or None
 
 
 @config_write("server", "guild_id")
 async def set_limits(session: AsyncSession, guild_id: int, messages_per_hour: int | None = None,
-                     tokens_per_day: int | None = None, server_tokens_per_day: int | None = None) -> Limits:
+                     tokens_per_day: int | None = None, server_tokens_per_day: int | None = None,
+                     searches_per_day: int | None = None) -> Limits:
     """Change the given limits (each checked before anything is written)."""
     old = await get_limits(session, guild_id)
     new = Limits(_limit(messages_per_hour, old.messages_per_hour), _limit(tokens_per_day, old.tokens_per_day),
-                 _limit(server_tokens_per_day, old.server_tokens_per_day))
+                 _limit(server_tokens_per_day, old.server_tokens_per_day),
+                 _limit(searches_per_day, old.searches_per_day, MAX_SEARCHES_PER_DAY))
     await ensure_server(session, guild_id)
     stmt = insert_for(session, UsageLimits).values(guild_id=guild_id, **new.__dict__)
     await session.execute(stmt.on_conflict_do_update(index_elements=["guild_id"], set_=new.__dict__))
@@ -230,17 +246,20 @@ def _price(value: float) -> float:
 
 @config_write("server", "guild_id")
 async def set_price(session: AsyncSession, guild_id: int, model: str, input_per_million: float,
-                    output_per_million: float) -> str:
-    """Store what the server pays per million input and output tokens of `model`."""
+                    output_per_million: float, per_1000_searches: float | None = None) -> str:
+    """Store what the server pays per million input and output tokens of `model`, and
+    per thousand web searches (None keeps the stored search price)."""
     model = check_model(model)
     prices = {"input_per_million": _price(input_per_million), "output_per_million": _price(output_per_million)}
+    if per_1000_searches is not None:
+        prices["per_1000_searches"] = _price(per_1000_searches)
     await ensure_server(session, guild_id)
     stmt = insert_for(session, ModelPrice).values(guild_id=guild_id, model=model, **prices)
     await session.execute(stmt.on_conflict_do_update(index_elements=["guild_id", "model"], set_=prices))
     return model
 
 
-async def prices_of(session: AsyncSession, guild_id: int) -> dict[str, tuple[float, float]]:
-    rows = await session.execute(select(ModelPrice.model, ModelPrice.input_per_million,
-                                        ModelPrice.output_per_million).where(ModelPrice.guild_id == guild_id))
-    return {model: (inp, out) for model, inp, out in rows}
+async def prices_of(session: AsyncSession, guild_id: int) -> dict[str, Price]:
+    rows = await session.execute(select(ModelPrice.model, ModelPrice.input_per_million, ModelPrice.output_per_million,
+                                        ModelPrice.per_1000_searches).where(ModelPrice.guild_id == guild_id))
+    return {model: Price(inp, out, searches) for model, inp, out, searches in rows}

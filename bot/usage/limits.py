@@ -15,6 +15,13 @@ and unconfigured server, counted in one bucket). Counters live in the shared dat
 every bot process enforces one limit. Messages are counted in clock-hour buckets
 (`bot.db.models.MessageHour`), taken with one atomic statement; the token limits count
 the day's recorded usage (UTC).
+
+Web searches have their own limit (`searches_per_day`, per member in one server), asked
+before each search rather than at admission: an answer may search several times, or
+not at all. It follows the token rules: only searches the server's keys (or the
+operator's default in the server) pay for count, a member's own key is never limited,
+and server rules do not reach DMs. Searches are counted in day buckets
+(`bot.db.models.SearchDay`), taken with one atomic statement.
 """
 
 from __future__ import annotations
@@ -28,6 +35,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.repo.usage import (
+    LIMITED_SOURCES,
     OPERATOR_BUCKET,
     Limits,
     get_limits,
@@ -37,6 +45,7 @@ from bot.repo.usage import (
     operator_tokens,
     take_message,
 )
+from bot.repo.web_search import add_searches, searches_on, take_search
 
 log = logging.getLogger(__name__)
 
@@ -174,3 +183,70 @@ async def _give_back(sessions: Callable, user_id: int, hour: datetime, buckets: 
     async with sessions() as session, session.begin():
         for bucket in buckets:
             await give_back_message(session, bucket, user_id, hour)
+
+
+# ---- web searches ------------------------------------------------------------------------
+
+
+def search_limit(guild_id: int | None, limits: Limits, credential_source: str) -> int | None:
+    """The member's daily search limit over a search paid this way, or None: no limit
+    in a DM, on the member's own key ("personal"), or where the server set none. The
+    server's leg ("server", also when the operator's default pays it there) is limited."""
+    if guild_id is None or (credential_source != LIMITED_LEG and credential_source not in LIMITED_SOURCES):
+        return None
+    return limits.searches_per_day or None
+
+
+def _today(now: datetime | None) -> datetime:
+    return now or datetime.now(UTC)
+
+
+async def may_search(sessions: Callable | None, guild_id: int | None, user_id: int, limits: Limits,
+                     credential_source: str, now: datetime | None = None) -> bool:
+    """Asked before each search the bot runs: True when the member may search once more
+    today (UTC) in this server, and that search is counted now; False, nothing counted,
+    when their `searches_per_day` is reached. Unlimited (True, nothing counted) where
+    `search_limit` is None. A database that cannot count is logged and the search goes
+    on, as an answer does at admission."""
+    limit = search_limit(guild_id, limits, credential_source)
+    if limit is None or sessions is None or guild_id is None:
+        return True
+    try:
+        async with sessions() as session, session.begin():
+            return await take_search(session, guild_id, user_id, _today(now).date(), limit)
+    except (SQLAlchemyError, OSError) as exc:
+        log.error("searches of server %s cannot be counted (%s): the search goes on unlimited",
+                  guild_id, type(exc).__name__)
+        return True
+
+
+async def searches_left(sessions: Callable | None, guild_id: int | None, user_id: int, limits: Limits,
+                        credential_source: str, now: datetime | None = None) -> int | None:
+    """For a route whose provider searches natively (it decides how often, after the
+    request is sent): how many searches the member has left today here, to cap the
+    request's searches (0: offer none); None when no limit applies or it cannot be read."""
+    limit = search_limit(guild_id, limits, credential_source)
+    if limit is None or sessions is None or guild_id is None:
+        return None
+    try:
+        async with sessions() as session:
+            used = await searches_on(session, guild_id, user_id, _today(now).date())
+    except (SQLAlchemyError, OSError) as exc:
+        log.error("searches of server %s cannot be read (%s): not capped", guild_id, type(exc).__name__)
+        return None
+    return max(limit - used, 0)
+
+
+async def count_searches(sessions: Callable | None, guild_id: int | None, user_id: int, limits: Limits,
+                         credential_source: str, count: int, now: datetime | None = None) -> None:
+    """Count searches a provider ran natively (its `Usage.searches`, known after its
+    response) where a limit applies, whatever the limit: they ran and were paid. Searches
+    taken with `may_search` are counted already. Never raises."""
+    limit = search_limit(guild_id, limits, credential_source)
+    if limit is None or sessions is None or guild_id is None or count <= 0:
+        return
+    try:
+        async with sessions() as session, session.begin():
+            await add_searches(session, guild_id, user_id, _today(now).date(), count)
+    except (SQLAlchemyError, OSError) as exc:
+        log.error("searches of server %s cannot be counted (%s)", guild_id, type(exc).__name__)

@@ -18,7 +18,7 @@ from bot.repo.routes import ServerRoute
 from bot.repo.usage import UsageAdd, UsageKey
 from bot.turn.context import TurnContext
 from bot.usage.tokens import TokenCounts, counts_for
-from providers.types import ChatRequest
+from providers.types import ChatRequest, Usage
 
 log = logging.getLogger(__name__)
 
@@ -31,28 +31,33 @@ def payer(server_route: ServerRoute, credential_source: str) -> str:
 
 
 def usage_of(ctx: TurnContext, request: ChatRequest, outcome: object, now: datetime | None = None,
-             ) -> tuple[UsageKey, TokenCounts, str] | None:
+             searches: int = 0) -> tuple[UsageKey, TokenCounts, str] | None:
     """The day row an answer adds to (its payer still to decide), or None when no
-    attempt produced anything."""
+    attempt produced anything. `searches`: those the bot's own search service ran for
+    the answer (a provider's native searches come in its `Usage.searches`)."""
     result = getattr(outcome, "result", None)
     target = getattr(outcome, "target", None)
     source = getattr(outcome, "credential_source", None)
     if result is None or target is None or source is None:
         return None
-    if result.usage is None and not result.text.strip():
+    if result.usage is None and not result.text.strip() and not searches:
         return None  # a failure before any output: nothing to count
     day = (now or datetime.now(UTC)).date()
     key = UsageKey(ctx.guild_id, ctx.user_id, target.provider, target.model, source, day)
-    return key, counts_for(result.usage, request, result.text), source
+    counts = counts_for(result.usage, request, result.text)
+    if searches:
+        counts = counts + Usage(searches=searches)
+    return key, counts, source
 
 
 def record_usage(writes: WriteBehind, ctx: TurnContext, request: ChatRequest, outcome: object,
-                 server_route: ServerRoute | None, now: datetime | None = None) -> None:
+                 server_route: ServerRoute | None, now: datetime | None = None, *, searches: int = 0) -> None:
     """Queue the answer of `outcome` (a `TurnOutcome`) for its day row: written with the
     next batch (`writes`), never on the answer's path. `server_route` is the server's
     route from the question's configuration read (None when it could not be read: the
-    operator's default answered, so the server's leg counts as the environment's)."""
-    found = usage_of(ctx, request, outcome, now)
+    operator's default answered, so the server's leg counts as the environment's);
+    `searches` as in `usage_of`."""
+    found = usage_of(ctx, request, outcome, now, searches)
     if found is None:
         return
     key, counts, source = found

@@ -9,20 +9,33 @@ from collections.abc import Callable, Sequence
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.repo.params import Params, get_params
-from bot.repo.usage import Limits, UsageTotal, get_limits
+from bot.repo.usage import Limits, Price, UsageTotal, get_limits
 
 Say = Callable[..., str]
-Prices = dict[str, tuple[float, float]]
+Prices = dict[str, Price]
 ESTIMATE_MARK = "~"
 REPORT_DAYS = 30  # the period of `/usage` and `/personal usage`
 
 
+def search_cost_of(totals: Sequence[UsageTotal], prices: Prices) -> float | None:
+    """What the searches of per-model totals cost; None when no searching model has a
+    search price."""
+    priced = [(t, prices[t.label[1]].per_1000_searches) for t in totals
+              if t.searches and t.label[1] in prices and prices[t.label[1]].per_1000_searches is not None]
+    if not priced:
+        return None
+    return sum(t.searches * (per_1000 or 0.0) / 1000 for t, per_1000 in priced)
+
+
 def cost_of(totals: Sequence[UsageTotal], prices: Prices) -> float | None:
-    """What per-model totals cost at the server's prices; None when no model has a price."""
+    """What per-model totals cost at the server's prices, searches included; None when
+    no model has a price."""
     priced = [(t, prices[t.label[1]]) for t in totals if t.label[1] in prices]
     if not priced:
         return None
-    return sum(t.input_tokens * pin / 1e6 + t.output_tokens * pout / 1e6 for t, (pin, pout) in priced)
+    tokens = sum(t.input_tokens * p.input_per_million / 1e6 + t.output_tokens * p.output_per_million / 1e6
+                 for t, p in priced)
+    return tokens + (search_cost_of(totals, prices) or 0.0)
 
 
 def summed(totals: Sequence[UsageTotal]) -> UsageTotal | None:
@@ -30,13 +43,18 @@ def summed(totals: Sequence[UsageTotal]) -> UsageTotal | None:
         return None
     fields = [sum(getattr(t, name) for t in totals) for name in
               ("input_tokens", "output_tokens", "reasoning_tokens", "cached_input_tokens", "messages")]
-    return UsageTotal(None, *fields, any(t.estimated for t in totals))
+    return UsageTotal(None, *fields, any(t.estimated for t in totals), sum(t.searches for t in totals))
 
 
-def tokens_text(say: Say, total: UsageTotal, cost: float | None = None) -> str:
+def tokens_text(say: Say, total: UsageTotal, cost: float | None = None, search_cost: float | None = None) -> str:
+    """The counts of one total; its searches (and what they cost) only when it has any."""
     body = say("commands.reply.usage_tokens", input=f"{total.input_tokens:,}", cached=f"{total.cached_input_tokens:,}",
                output=f"{total.output_tokens:,}", reasoning=f"{total.reasoning_tokens:,}",
                messages=f"{total.messages:,}")
+    if total.searches:
+        body += " · " + say("commands.reply.usage_searches", count=f"{total.searches:,}")
+        if search_cost is not None:
+            body += " " + say("commands.reply.usage_searches_cost", cost=f"{search_cost:,.4f}")
     if cost is not None:
         body += " · " + say("commands.reply.usage_cost", cost=f"{cost:,.4f}")
     return f"{ESTIMATE_MARK} {body}" if total.estimated else body
@@ -44,7 +62,9 @@ def tokens_text(say: Say, total: UsageTotal, cost: float | None = None) -> str:
 
 def _period(say: Say, key: str, per_model: Sequence[UsageTotal], prices: Prices) -> str:
     total = summed(per_model)
-    return say(key, tokens=tokens_text(say, total, cost_of(per_model, prices)) if total else "0")
+    if total is None:
+        return say(key, tokens="0")
+    return say(key, tokens=tokens_text(say, total, cost_of(per_model, prices), search_cost_of(per_model, prices)))
 
 
 def usage_lines(say: Say, header_key: str, today: Sequence[UsageTotal], month: Sequence[UsageTotal],
@@ -58,7 +78,7 @@ def usage_lines(say: Say, header_key: str, today: Sequence[UsageTotal], month: S
               _period(say, "commands.reply.usage_month", month, prices),
               say("commands.reply.usage_models_header")]
     lines += [say("commands.reply.usage_model_line", provider=t.label[0], model=t.label[1],
-                  tokens=tokens_text(say, t, cost_of([t], prices))) for t in month]
+                  tokens=tokens_text(say, t, cost_of([t], prices), search_cost_of([t], prices))) for t in month]
     if members:
         lines.append(say("commands.reply.usage_members_header"))
         lines += [say("commands.reply.usage_member_line", position=i, user=t.label, tokens=tokens_text(say, t))
@@ -72,10 +92,13 @@ def limit_lines(say: Say, limits: Limits) -> list[str]:
     def shown(value: int | None) -> str:
         return f"{value:,}" if value else say("commands.reply.limit_none")
 
-    return [say("commands.reply.limits_header"),
-            say("commands.reply.limit_messages_per_hour", value=shown(limits.messages_per_hour)),
-            say("commands.reply.limit_tokens_per_day", value=shown(limits.tokens_per_day)),
-            say("commands.reply.limit_server_tokens_per_day", value=shown(limits.server_tokens_per_day))]
+    lines = [say("commands.reply.limits_header"),
+             say("commands.reply.limit_messages_per_hour", value=shown(limits.messages_per_hour)),
+             say("commands.reply.limit_tokens_per_day", value=shown(limits.tokens_per_day)),
+             say("commands.reply.limit_server_tokens_per_day", value=shown(limits.server_tokens_per_day))]
+    if limits.searches_per_day:  # only where web search is limited: most servers never search
+        lines.append(say("commands.reply.limit_searches_per_day", value=shown(limits.searches_per_day)))
+    return lines
 
 
 def params_lines(say: Say, params: Params) -> list[str]:

@@ -40,7 +40,8 @@ def prompt_characters(request: ChatRequest) -> int:
 
 def counts_for(usage: Usage | None, request: ChatRequest, answer: str) -> Usage:
     """The provider's own counts, as they came, when it sent input or output; else
-    characters/4, marked estimated."""
+    characters/4, marked estimated. Searches are never guessed: the reported ones stay."""
     if usage is not None and (usage.input_tokens is not None or usage.output_tokens is not None):
         return usage
-    return Usage(_estimate(prompt_characters(request)), _estimate(len(answer)), estimated=True)
+    return Usage(_estimate(prompt_characters(request)), _estimate(len(answer)), estimated=True,
+                 searches=usage.searches if usage is not None else None)

@@ -32,6 +32,8 @@ BOOKKEEPING = {
     "forget_parts": "conversation memory: a regenerated answer's deleted parts",
     "add_usages": "usage counters, counted in the database by every process",
     "take_message": "the hourly message counter, taken atomically in the database",
+    "take_search": "the daily web search counter, taken atomically in the database",
+    "add_searches": "the daily web search counter: searches a provider already ran",
 }
 
 
@@ -93,6 +95,7 @@ def calls(vault: Vault) -> dict[str, Callable[[Any], Awaitable[Any]]]:
         "remove_listen_channel": lambda s: _module("listening").remove_listen_channel(s, GUILD, 78),
         "set_limits": lambda s: _module("usage").set_limits(s, GUILD, messages_per_hour=5),
         "set_price": lambda s: _module("usage").set_price(s, GUILD, "gpt-x", 1.0, 2.0),
+        "set_web_search": lambda s: _module("web_search").set_web_search(s, GUILD, True, 5),
     }
 
 
