@@ -1,5 +1,6 @@
 """What an attached file becomes for the model (pure, no I/O): its kind, an image
-re-encoded at a size every provider takes, or a text file as a fenced block.
+re-encoded at a size every provider takes, or a text file as a fenced block (Word and
+Excel files are read to text in `bot.question.office_files`, PDFs in `bot.question.pdf_files`).
 
 Images are always decoded and re-encoded: that bounds what reaches a provider (the
 long side, the formats every family reads; a GIF becomes its first frame) and drops
@@ -25,7 +26,7 @@ from PIL import GifImagePlugin, Image, JpegImagePlugin, PngImagePlugin, WebPImag
 
 from providers.types import ImagePart
 
-Kind = Literal["image", "text", "other"]
+Kind = Literal["image", "text", "docx", "xlsx", "pdf", "other"]
 
 MAX_LONG_SIDE = 1568  # pixels; larger images cost tokens without helping the model
 MAX_IMAGE_BYTES = 10 * 1024 * 1024  # refused before downloading
@@ -81,6 +82,15 @@ SOURCE_EXTENSIONS: dict[str, str] = {
     ".dockerfile": "dockerfile", ".makefile": "makefile", ".cmake": "cmake",
 }
 SOURCE_NAMES: dict[str, str] = {"dockerfile": "dockerfile", "makefile": "makefile", "readme": ""}
+# Documents read to text (Word, Excel) or sent whole with their text (PDF): media type or
+# extension -> kind. Discord often states none, or application/octet-stream, for them.
+DOCUMENT_TYPES: dict[str, Kind] = {
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
+    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": "xlsx",
+    "application/pdf": "pdf",
+}
+DOCUMENT_EXTENSIONS: dict[str, Kind] = {".docx": "docx", ".xlsx": "xlsx", ".pdf": "pdf"}
+UnreadableReason = Literal["too_large", "unreadable", "not_text", "too_many_pages", "encrypted", "timeout"]
 
 
 class UnreadableFile(Exception):
@@ -88,8 +98,7 @@ class UnreadableFile(Exception):
     `megapixels` the bound that applied when an image would need more memory to decode than
     the process gives one image (a WebP's bound is lower than a JPEG's)."""
 
-    def __init__(self, reason: Literal["too_large", "unreadable", "not_text"], *,
-                 megapixels: int | None = None) -> None:
+    def __init__(self, reason: UnreadableReason, *, megapixels: int | None = None) -> None:
         super().__init__(reason)
         self.reason = reason
         self.megapixels = megapixels
@@ -104,10 +113,13 @@ def _extension(filename: str) -> str:
 
 
 def classify(filename: str, content_type: str | None) -> Kind:
-    """An image, a text file or anything else, from Discord's content type and the name."""
+    """An image, a text file, a document or anything else, from Discord's content type and
+    the name."""
     media, extension = _media_type(content_type), _extension(filename)
     if media in IMAGE_TYPES or (not media and extension in IMAGE_EXTENSIONS):
         return "image"
+    if document := DOCUMENT_TYPES.get(media) or DOCUMENT_EXTENSIONS.get(extension):
+        return document
     if media.startswith("image/"):
         return "other"  # SVG, HEIC, TIFF...: not a format every provider reads
     if media.startswith("text/") or media in TEXT_TYPES:
@@ -299,9 +311,11 @@ def decode_text(data: bytes) -> str:
     return data.decode("utf-8-sig", errors="replace")
 
 
-def text_block(filename: str, text: str) -> str:
-    """`File: name` and the text in a fence longer than any backtick run inside it."""
+def text_block(filename: str, text: str, language: str | None = None) -> str:
+    """`File: name` and the text in a fence longer than any backtick run inside it (the
+    fence's tag from the name unless `language` says; a sheet of a workbook is `csv`)."""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     body = text if text.endswith("\n") else text + "\n"
-    return f"File: {filename}\n{fence}{language_of(filename)}\n{body}{fence}"
+    tag = language_of(filename) if language is None else language
+    return f"File: {filename}\n{fence}{tag}\n{body}{fence}"

@@ -1,7 +1,9 @@
 """Files a member shows the bot: the attachments of the question and of the messages it
 replies to, downloaded and turned into content parts of the question's user turn.
 
-Images become image parts, text files fenced blocks named by the file; everything
+Images become image parts, text files fenced blocks named by the file, Word and Excel
+files fenced blocks of their text (read off the event loop in `bot.question.documents`,
+counted as text files) and PDFs document parts (`PDFS_AS_DOCUMENTS`); everything
 else, and whatever is too large, broken or over the limits, is left out with a note:
 one line per file for the member (so they know what the model did not see) and a text
 part for the model (so it does not answer as if it had seen it). Sizes are checked
@@ -33,7 +35,16 @@ from bot.question.attachment_files import (
     decode_text,
     text_block,
 )
+from bot.question.documents import EXTRACT_SECONDS, read_office, read_pdf_off_loop
 from bot.question.images import decode_image
+from bot.question.office_files import (
+    MAX_COLUMNS,
+    MAX_DOCUMENT_BYTES,
+    MAX_ROWS,
+    MAX_SHEETS,
+    MAX_UNPACKED_BYTES,
+)
+from bot.question.pdf_files import MAX_PDF_BYTES, MAX_PDF_PAGES, MAX_PDF_TEXT_BYTES
 from providers.i18n import t
 from providers.types import ContentPart, Message, TextPart
 from stream.sink import SinkError
@@ -43,11 +54,20 @@ log = logging.getLogger(__name__)
 MAX_IMAGES_PER_MESSAGE = 4
 MAX_IMAGES_PER_REQUEST = 10
 MAX_TEXT_FILES_PER_MESSAGE = 3
-MAX_TEXT_FILES_PER_REQUEST = 6
+MAX_TEXT_FILES_PER_REQUEST = 6  # Word and Excel files count here too: they reach the model as text
+MAX_PDFS_PER_REQUEST = 2  # per message too
 NOTE_PREFIX = "-# "
+# THE SWITCH for PDFs. Off: a PDF is left out as any unsupported file (as before documents
+# were read). On: it is read off the loop (`read_pdf`, at most MAX_PDFS_PER_REQUEST) and
+# joins the question as a `DocumentPart` with its text. Turn it on once every provider
+# family sends `DocumentPart` (and `ContentPart` includes it); nothing else changes.
+PDFS_AS_DOCUMENTS = False
 
 Reason = Literal["image_too_large", "text_too_large", "unreadable", "not_text", "too_many_images",
-                 "too_many_files", "unsupported", "download_failed"]
+                 "too_many_files", "unsupported", "download_failed", "document_too_large",
+                 "document_encrypted", "document_unreadable", "document_timeout", "document_cut",
+                 "sheet_cut", "pdf_too_large", "pdf_too_many_pages", "pdf_encrypted", "pdf_unreadable",
+                 "too_many_pdfs", "pdf_no_text", "pdf_text_cut"]
 # Why a file was left out: the member's note (catalog key) and the model's words.
 NOTE_KEYS: dict[str, str] = {
     "image_too_large": "chat.attachment.image_too_large",
@@ -58,6 +78,19 @@ NOTE_KEYS: dict[str, str] = {
     "too_many_files": "chat.attachment.too_many_files",
     "unsupported": "chat.attachment.unsupported",
     "download_failed": "chat.attachment.download_failed",
+    "document_too_large": "chat.attachment.document_too_large",
+    "document_encrypted": "chat.attachment.document_encrypted",
+    "document_unreadable": "chat.attachment.document_unreadable",
+    "document_timeout": "chat.attachment.document_timeout",
+    "document_cut": "chat.attachment.document_cut",
+    "sheet_cut": "chat.attachment.sheet_cut",
+    "pdf_too_large": "chat.attachment.pdf_too_large",
+    "pdf_too_many_pages": "chat.attachment.pdf_too_many_pages",
+    "pdf_encrypted": "chat.attachment.pdf_encrypted",
+    "pdf_unreadable": "chat.attachment.pdf_unreadable",
+    "too_many_pdfs": "chat.attachment.too_many_pdfs",
+    "pdf_no_text": "chat.attachment.pdf_no_text",
+    "pdf_text_cut": "chat.attachment.pdf_text_cut",
 }
 MODEL_WORDS: dict[str, str] = {
     "image_too_large": "the image is too large", "text_too_large": "the file is too large",
@@ -65,12 +98,25 @@ MODEL_WORDS: dict[str, str] = {
     "too_many_images": "too many images were attached", "too_many_files": "too many files were attached",
     "unsupported": "only images and text files can be read",
     "download_failed": "the file could not be downloaded",
+    "document_too_large": "the file is too large", "document_encrypted": "the file is password-protected",
+    "document_unreadable": "the file could not be read", "document_timeout": "reading the file took too long",
+    "pdf_too_large": "the PDF is too large", "pdf_too_many_pages": "the PDF has too many pages",
+    "pdf_encrypted": "the PDF is password-protected", "pdf_unreadable": "the PDF could not be read",
+    "too_many_pdfs": "too many PDFs were attached",
 }
+# Reasons that only tell the member: the model has the file (what was cut is marked in it).
+NOTE_ONLY = frozenset({"document_cut", "sheet_cut", "pdf_no_text", "pdf_text_cut"})
+# UnreadableFile's reason -> the refusal, for Word/Excel files and for PDFs.
+OFFICE_REASONS: dict[str, Reason] = {"too_large": "document_too_large", "encrypted": "document_encrypted",
+                                     "timeout": "document_timeout"}
+PDF_REASONS: dict[str, Reason] = {"too_large": "pdf_too_large", "too_many_pages": "pdf_too_many_pages",
+                                  "encrypted": "pdf_encrypted", "timeout": "document_timeout"}
 
 
 @dataclass(frozen=True, slots=True)
 class Refusal:
-    """A file the model does not see, and why (an image: the megapixels its kind is read to)."""
+    """A file the model does not see, or sees only in part (`NOTE_ONLY`), and why (an image:
+    the megapixels its kind is read to)."""
 
     filename: str
     reason: Reason
@@ -84,12 +130,14 @@ class Gathered:
 
     images_left: int = MAX_IMAGES_PER_REQUEST
     texts_left: int = MAX_TEXT_FILES_PER_REQUEST
+    pdfs_left: int = MAX_PDFS_PER_REQUEST
     parts: list[ContentPart] = field(default_factory=list)
     refusals: list[Refusal] = field(default_factory=list)
 
     def refuse(self, name: str, reason: Reason, megapixels: int | None = None) -> None:
         self.refusals.append(Refusal(name, reason) if megapixels is None else Refusal(name, reason, megapixels))
-        self.parts.append(TextPart(f"[Attachment {name} was not read: {MODEL_WORDS[reason]}.]"))
+        if reason not in NOTE_ONLY:
+            self.parts.append(TextPart(f"[Attachment {name} was not read: {MODEL_WORDS[reason]}.]"))
 
 
 async def _download(attachment: discord.Attachment, limit: int) -> bytes:
@@ -120,10 +168,48 @@ async def _add_text(gathered: Gathered, attachment: discord.Attachment, label: s
     return True
 
 
+async def _add_office(gathered: Gathered, attachment: discord.Attachment, label: str, kind: str) -> bool:
+    """A Word or Excel file as fenced blocks of its text (a workbook: one a sheet)."""
+    try:
+        read = await read_office(await _download(attachment, MAX_DOCUMENT_BYTES), attachment.filename, kind)
+    except UnreadableFile as exc:
+        gathered.refuse(attachment.filename, OFFICE_REASONS.get(exc.reason, "document_unreadable"))
+        return False
+    blocks = "\n\n".join(text_block(s.title, s.text, s.language) for s in read.sections)
+    gathered.parts.append(TextPart(f"{label}:\n{blocks}"))
+    if read.cut:
+        gathered.refuse(attachment.filename, "sheet_cut" if kind == "xlsx" else "document_cut")
+    return True
+
+
+async def _add_pdf(gathered: Gathered, attachment: discord.Attachment, label: str) -> bool:
+    """A PDF as a document part carrying its text (the note says when it has none or was cut)."""
+    try:
+        document = await read_pdf_off_loop(await _download(attachment, MAX_PDF_BYTES), attachment.filename)
+    except UnreadableFile as exc:
+        gathered.refuse(attachment.filename, PDF_REASONS.get(exc.reason, "pdf_unreadable"))
+        return False
+    gathered.parts += [TextPart(f"{label}: {attachment.filename}"), document]  # type: ignore[list-item]
+    if document.text is None:
+        gathered.refuse(attachment.filename, "pdf_no_text")
+    elif document.text_cut:
+        gathered.refuse(attachment.filename, "pdf_text_cut")
+    return True
+
+
 async def _add_file(gathered: Gathered, attachment: discord.Attachment, label: str,
                     taken: dict[str, int]) -> None:
     """One attachment, within the message's and the question's limits."""
     kind = classify(attachment.filename, attachment.content_type)
+    if kind == "pdf" and not PDFS_AS_DOCUMENTS:
+        kind = "other"  # the switch (see PDFS_AS_DOCUMENTS): left out as before
+    if kind == "pdf":
+        if taken["pdf"] >= MAX_PDFS_PER_REQUEST or gathered.pdfs_left <= 0:
+            gathered.refuse(attachment.filename, "too_many_pdfs")
+        elif await _add_pdf(gathered, attachment, f"{label} PDF"):
+            taken["pdf"] += 1
+            gathered.pdfs_left -= 1
+        return
     if kind == "other":
         gathered.refuse(attachment.filename, "unsupported")
         return
@@ -136,7 +222,10 @@ async def _add_file(gathered: Gathered, attachment: discord.Attachment, label: s
         return
     if taken["text"] >= MAX_TEXT_FILES_PER_MESSAGE or gathered.texts_left <= 0:
         gathered.refuse(attachment.filename, "too_many_files")
-    elif await _add_text(gathered, attachment, f"{label} file"):
+    elif kind in ("docx", "xlsx") and await _add_office(gathered, attachment, f"{label} file", kind):
+        taken["text"] += 1
+        gathered.texts_left -= 1
+    elif kind == "text" and await _add_text(gathered, attachment, f"{label} file"):
         taken["text"] += 1
         gathered.texts_left -= 1
 
@@ -144,13 +233,24 @@ async def _add_file(gathered: Gathered, attachment: discord.Attachment, label: s
 async def gather_message(gathered: Gathered, message: discord.Message, label: str) -> list[ContentPart]:
     """The parts of one message's attachments (refusals recorded in `gathered`)."""
     gathered.parts = []
-    taken = {"image": 0, "text": 0}
+    taken = {"image": 0, "text": 0, "pdf": 0}
     for attachment in message.attachments:
         try:
             await _add_file(gathered, attachment, label, taken)
         except (discord.HTTPException, aiohttp.ClientError, TimeoutError):
             gathered.refuse(attachment.filename, "download_failed")
     return gathered.parts
+
+
+# What the document notes name: the bounds, in the units a member reads.
+DOCUMENT_BOUNDS = {
+    "document_megabytes": MAX_DOCUMENT_BYTES // (1024 * 1024),
+    "unpacked_megabytes": MAX_UNPACKED_BYTES // (1024 * 1024),
+    "sheets": MAX_SHEETS, "rows": MAX_ROWS, "columns": MAX_COLUMNS,
+    "pdf_megabytes": MAX_PDF_BYTES // (1024 * 1024), "pages": MAX_PDF_PAGES,
+    "pdf_kilobytes": MAX_PDF_TEXT_BYTES // 1024, "pdfs": MAX_PDFS_PER_REQUEST,
+    "seconds": int(EXTRACT_SECONDS),
+}
 
 
 def notes_text(refusals: Sequence[Refusal], locale: str | None) -> str:
@@ -161,7 +261,7 @@ def notes_text(refusals: Sequence[Refusal], locale: str | None) -> str:
                  megabytes=MAX_IMAGE_BYTES // (1024 * 1024), megapixels=refusal.megapixels,
                  kilobytes=MAX_TEXT_BYTES // 1024, images=MAX_IMAGES_PER_MESSAGE,
                  images_in_all=MAX_IMAGES_PER_REQUEST, files=MAX_TEXT_FILES_PER_MESSAGE,
-                 files_in_all=MAX_TEXT_FILES_PER_REQUEST)
+                 files_in_all=MAX_TEXT_FILES_PER_REQUEST, **DOCUMENT_BOUNDS)
         lines.append(NOTE_PREFIX + note)
     return "\n".join(lines)
 
