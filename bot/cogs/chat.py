@@ -24,6 +24,7 @@ from bot.edge.translator import lstr
 from bot.load.answers import RunningAnswer
 from bot.question.context import Services
 from bot.question.flow import Answering
+from bot.search import search_service
 from bot.tools import default_registry
 from stream.pacing import ChannelBudgets
 
@@ -35,9 +36,16 @@ class ChatCog(commands.Cog):
 
     def __init__(self, bot: commands.Bot) -> None:
         # One edit budget per channel, shared by every answer; the bot's parts handed in once.
-        self.services = Services.of(bot, ChannelBudgets(), default_registry())
+        # The tools with `web_search` too when the operator named a search service.
+        self.search = search_service(bot.settings)
+        search_tools = default_registry(search=self.search) if self.search is not None else None
+        self.services = Services.of(bot, ChannelBudgets(), default_registry(), search_tools)
         self.answering = Answering(self.services)
         self.answers = self.services.answers
+
+    async def cog_unload(self) -> None:
+        if self.search is not None:
+            await self.search.close()
 
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:

@@ -13,6 +13,8 @@ Every refusal is an ephemeral, localized line to the presser only:
   per-member cap).
 - **Reasoning**: whoever can read the channel (they see the answer, and reasoning only
   says what the answer was made from): the captured reasoning, as a file when long.
+- **Sources**: whoever can read the channel: every web page the answer was grounded on,
+  when there were more than its sources line shows.
 """
 
 from __future__ import annotations
@@ -23,11 +25,12 @@ import logging
 import discord
 from discord.ext import commands
 
-from bot.cogs.base import reply
+from bot.cogs.base import clip, reply
 from bot.edge.controls import Press
 from bot.edge.limits import MESSAGE_LIMIT
 from bot.question.again import Found, Unchangeable, check_changeable, find_answer, question_again
 from bot.question.flow import Answering
+from providers.types import Source
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +51,8 @@ class ControlsCog(commands.Cog):
                 await self._stop(interaction, press)
             elif press.action == "why":
                 await self._reasoning(interaction, press)
+            elif press.action == "src":
+                await self._sources(interaction, press)
             else:
                 await self._again(interaction, press)
         except Exception:  # noqa: BLE001 - one failed press must not silence the listener
@@ -105,3 +110,22 @@ class ControlsCog(commands.Cog):
             return
         data = io.BytesIO(reasoning.encode("utf-8"))
         await interaction.response.send_message(ephemeral=True, file=discord.File(data, filename=REASONING_FILE))
+
+    async def _sources(self, interaction: discord.Interaction, press: Press) -> None:
+        found = await self._found(interaction, press)
+        sources = found.facts.sources if found is not None else ()
+        if not sources:
+            await reply(interaction, "chat.controls.no_sources")
+            return
+        await interaction.response.send_message(clip(sources_list(sources)), ephemeral=True,
+                                                allowed_mentions=discord.AllowedMentions.none(),
+                                                suppress_embeds=True)
+
+
+def sources_list(sources: tuple[Source, ...]) -> str:
+    """Every source of an answer, one per line: its title (markdown escaped) and address."""
+    lines = []
+    for number, source in enumerate(sources, 1):
+        title = discord.utils.escape_markdown(" ".join((source.title or "").split()))[:100]
+        lines.append(f"{number}. {title} <{source.url}>" if title else f"{number}. <{source.url}>")
+    return "\n".join(lines)

@@ -51,13 +51,15 @@ class Services:
     answers: RunningAnswers
     turns: TurnQueue
     tools: ToolRegistry
+    search_tools: ToolRegistry | None = None  # `tools` and `web_search`, when the operator named a search service
 
     @classmethod
-    def of(cls, bot: Any, budgets: ChannelBudgets, tools: ToolRegistry) -> Services:
+    def of(cls, bot: Any, budgets: ChannelBudgets, tools: ToolRegistry,
+           search_tools: ToolRegistry | None = None) -> Services:
         """The parts a bot (`bot.app.LLMBot`) was built with; a test bot may lack some."""
         return cls(bot, bot.settings, getattr(bot, "config", None), getattr(bot, "sessions", None),
                    getattr(bot, "writes", None), bot.credentials, getattr(bot, "clients", None), budgets,
-                   bot.answers, bot.turns, tools)
+                   bot.answers, bot.turns, tools, search_tools)
 
 
 @dataclass(frozen=True)

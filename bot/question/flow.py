@@ -71,11 +71,21 @@ from bot.question.thought_log import (
 from bot.question.threads import AnswerPlace, ThreadOpener, in_thread_of_bot, threads_on
 from bot.repo.conversation import DEFAULT_HISTORY_MESSAGES
 from bot.repo.usage import Limits
+from bot.repo.web_search import DEFAULT_MAX_SEARCHES
 from bot.tools import ToolContext, ToolLoop
 from bot.turn import Credentials, TurnContext, TurnOutcome, TurnRoute, run_generation_turn
 from bot.turn.context import answer_limits, endpoint_policy
 from bot.turn.notices import blocked_key
-from bot.usage.limits import LIMITED_LEG, LimitFacts, LimitReached, admit
+from bot.turn.search import AnswerSearch
+from bot.usage.limits import (
+    LIMITED_LEG,
+    LimitFacts,
+    LimitReached,
+    admit,
+    count_searches,
+    may_search,
+    searches_left,
+)
 from bot.usage.record import record_usage
 from providers.i18n import t
 from providers.types import ChatRequest, Message
@@ -305,8 +315,10 @@ class Answering:
                                        controls=AnswerControls(question.asker_id, question.message.id, question.locale))
         again = question.again
         sink = ReusingSink(on_screen, again.parts) if again is not None and again.kind == "regenerate" else on_screen
+        search = self._search(question, admitted.route)
         ctx = self._turn_context(question, prepared, admitted, sink)
-        tools = ToolLoop(self.services.tools, ToolContext(question.message.channel, question.message.author))
+        ctx.search = search
+        tools = self._tools(question, search)
         try:
             outcome = await run_generation_turn(ctx, prepared.request, admitted.credentials, tools, admitted.route)
         finally:
@@ -316,6 +328,32 @@ class Answering:
             gone = tuple(part.id for part in sink.leftover())
             await sink.remove_leftover()
         await self._keep_books(question, admitted, prepared, ctx, outcome, gone)
+        if search is not None and search.native_searches and outcome.credential_source is not None:
+            server = question.config.server  # the provider's own searches count in the member's day
+            await count_searches(self.services.sessions, question.where.guild_id, question.asker_id,
+                                 server.limits if server is not None else Limits(), outcome.credential_source,
+                                 search.native_searches)
+
+    def _search(self, question: Question, route: TurnRoute) -> AnswerSearch | None:
+        """The answer's web search: on where the server turned it on, or on the operator's
+        default route with WEB_SEARCH; None: no search of any kind."""
+        settings, server = self.services.settings, question.config.server
+        if not ((server is not None and server.web_search) or (route.operator_default and settings.WEB_SEARCH)):
+            return None
+        sessions, guild_id, asker = self.services.sessions, question.where.guild_id, question.asker_id
+        limits = server.limits if server is not None else Limits()
+        return AnswerSearch(server.max_searches if server is not None else DEFAULT_MAX_SEARCHES,
+                            allowed=lambda paid_by: may_search(sessions, guild_id, asker, limits, paid_by),
+                            left=lambda paid_by: searches_left(sessions, guild_id, asker, limits, paid_by))
+
+    def _tools(self, question: Question, search: AnswerSearch | None) -> ToolLoop:
+        """The tools of the answer: with `web_search` when it may search and the operator
+        named a search service (a native route drops it per attempt)."""
+        services, message = self.services, question.message
+        if search is None or services.search_tools is None:
+            return ToolLoop(services.tools, ToolContext(message.channel, message.author))
+        return ToolLoop(services.search_tools, ToolContext(message.channel, message.author, search_log=search.log,
+                                                           may_search=search.may_search))
 
     # ---- 4. prepare ----------------------------------------------------------------------
     async def _prepare(self, question: Question, answer: RunningAnswer) -> Prepared:

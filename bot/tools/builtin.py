@@ -102,9 +102,13 @@ def _trim(text: str) -> str:
 async def web_search(args: WebSearchArgs, context: ToolContext, *, service: SearchService) -> str:
     """Search results framed as untrusted data, or a line saying search is unavailable (a
     failed search never fails the answer); the outcome goes to the answer's search log."""
+    if context.may_search is not None and not await context.may_search():
+        return SEARCHES_USED_UP
     return await service.run(args.query, context.search_log)
 
 
+SEARCHES_USED_UP = ("No more web searches are available for this answer. Answer from the results you have "
+                    "and what you know, and tell the reader the answer may not be fully grounded in search results.")
 WEB_SEARCH_DESCRIPTION = ("Search the web for current or specific information. Returns up to 5 results "
                           "(title, URL, snippet); cite the URLs you use.")
 

@@ -23,6 +23,9 @@ class ToolContext:
     # The answer's record of its web searches (queries, sources, failures), which the
     # `web_search` tool adds to and the turn reads afterwards; None: nothing is recorded.
     search_log: SearchLog | None = None
+    # Asked before each web search: within the answer's bound and the member's daily
+    # limit (the search is counted when it answers True); None: no bound.
+    may_search: Callable[[], Awaitable[bool]] | None = None
 
 
 class ToolError(Exception):

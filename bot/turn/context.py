@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from bot.load.answers import Shown
 from bot.load.config_cache import ConfigSnapshot
 from bot.settings import Settings
+from bot.turn.search import AnswerSearch
 from providers.client_pool import ClientPool
 from providers.endpoint_check import EndpointPolicy
 from stream.buffer import MAX_MESSAGES, Resume
@@ -33,7 +34,8 @@ class TurnContext:
     (key pools come from it); `shown` is the delivery on screen now; `server_may_pay` counts the answer in
     the server's limits when the turn reaches the server's keys behind the member's own
     (False: a limit refused, the member was told; None: counted at admission already);
-    `resume` (Continue) is the earlier answer's last part, which the new text extends.
+    `resume` (Continue) is the earlier answer's last part, which the new text extends;
+    `search` is the answer's web search (how each attempt searches, what it found).
     """
 
     user_id: int
@@ -52,6 +54,7 @@ class TurnContext:
     shown: Shown = field(default_factory=Shown)
     server_may_pay: Callable[[], Awaitable[bool]] | None = None
     resume: Resume | None = None  # Continue: the answer's last part, its text carried on
+    search: AnswerSearch | None = None  # the answer may search the web (None: no search of any kind)
 
 
 def answer_limits(settings: Settings) -> StreamLimits:

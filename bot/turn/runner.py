@@ -34,6 +34,7 @@ from bot.turn.notices import (
     fallback_notice,
     say,
     say_blocked,
+    search_notes,
     show_failure,
     tool_limit_notice,
 )
@@ -124,13 +125,15 @@ async def _run_turn(ctx: TurnContext, request: ChatRequest, credentials: Credent
         delivery = MessageDelivery(ctx.sink, budget=ctx.budget, max_messages=ctx.max_messages,
                                    limit=ctx.message_limit, resume=ctx.resume)
         ctx.shown.delivery = delivery  # a reply to a part while it streams sees the whole answer
+        asked = request if ctx.search is None else await ctx.search.request_for(
+            request, attempt.target.provider, attempt.target.model, attempt.leg.credential_source)
         try:
-            result = await run_stream(normalized_stream(adapter, request), delivery, ctx.interrupt,
+            result = await run_stream(normalized_stream(adapter, asked), delivery, ctx.interrupt,
                                       keep_open_for_calls=tools is not None, limits=ctx.limits,
                                       provider=attempt.target.provider)
             observe_first_content(result.first_content_seconds, attempt.target.provider)
             if result.error is None:
-                result = await _run_tools(tools, adapter, request, _Tried(attempt, delivery, result), ctx)
+                result = await _run_tools(tools, adapter, asked, _Tried(attempt, delivery, result), ctx)
                 return await _answered(ctx, plan, _Tried(attempt, delivery, result), secrets)
         finally:
             await _close(adapter)
@@ -162,6 +165,8 @@ async def _answered(ctx: TurnContext, plan: AttemptPlan, tried: _Tried, secrets:
         await tool_limit_notice(ctx, tried.delivery)
     else:
         await end_notes(ctx, tried.delivery, result)
+    if ctx.search is not None:
+        await search_notes(ctx, tried.delivery, result, ctx.search)
     if outcome.fallback_used and result.status != "interrupted":
         FALLBACKS_USED.labels(attempt.target.provider).inc()
         await fallback_notice(ctx, attempt.leg_index > 0, target_label(attempt.target))
