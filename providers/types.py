@@ -6,6 +6,7 @@ thousands of them per second, and a pydantic model would cost several times more
 
 from __future__ import annotations
 
+import re
 from base64 import b64encode
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -256,7 +257,7 @@ class DocumentPart:
         return b64encode(self.data).decode("ascii")
 
 
-ContentPart = TextPart | ImagePart
+ContentPart = TextPart | ImagePart | DocumentPart
 
 
 def content_parts(content: str | Sequence[ContentPart]) -> list[ContentPart]:
@@ -267,10 +268,24 @@ def content_parts(content: str | Sequence[ContentPart]) -> list[ContentPart]:
 
 
 def content_text(content: str | Sequence[ContentPart]) -> str:
-    """The text of any content (images left out), for turns that only take text."""
+    """The text of any content (images left out; a document as its extracted text), for
+    turns that only take text."""
     if isinstance(content, str):
         return content
-    return "\n\n".join(part.text for part in content if isinstance(part, TextPart) and part.text)
+    return "\n\n".join(text for text in map(part_text, content) if text)
+
+
+def part_text(part: ContentPart) -> str:
+    """What a text-only model reads of one part: a text, nothing of an image, a document's
+    extracted text as a fenced block named by its file (with a line when it was cut)."""
+    if isinstance(part, TextPart):
+        return part.text
+    if isinstance(part, DocumentPart) and part.text:
+        cut = "\n[The text of this document was cut to its first 500 KB.]" if part.text_cut else ""
+        longest = max((len(run) for run in re.findall(r"`+", part.text)), default=0)
+        fence = "`" * max(3, longest + 1)  # no run of backticks in the text can close it
+        return f"Document {part.filename}:\n{fence}\n{part.text}\n{fence}{cut}"
+    return ""
 
 
 @dataclass(slots=True)
