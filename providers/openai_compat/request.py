@@ -3,12 +3,14 @@
 Each provider of the family takes the same wire format but differs in a few fields:
 the output-token cap's name, how reasoning is switched on (and for which models:
 `reasoning.py`), which reasoning fields must be sent back on an assistant turn that
-called tools, and how the web is searched natively (`add_web_search`).
+called tools, how the web is searched natively (`add_web_search`), and who reads a PDF
+as a file rather than as its extracted text (`takes_pdf_files`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,11 +20,13 @@ from providers.speaker import name_field, with_speaker
 from providers.types import (
     ChatRequest,
     ContentPart,
+    DocumentPart,
     FunctionCall,
     ImagePart,
     Message,
     ToolSpec,
     content_text,
+    part_text,
 )
 from providers.web_search import is_openai_search_model
 
@@ -78,36 +82,107 @@ def _assistant(provider: str, message: Message) -> dict[str, Any]:
     return out
 
 
-def _part(part: ContentPart) -> dict[str, Any]:
+PDF_MEDIA_TYPE = "application/pdf"
+
+# OpenAI models that read a PDF `file` content part on Chat Completions. OpenAI's file
+# inputs guide (https://developers.openai.com/api/docs/guides/file-inputs, checked
+# 2026-12): Chat Completions takes only PDFs as `file` parts (`file_data` as a base64
+# data URL, or an uploaded `file_id`; no `file_url`), read by "models with vision
+# capabilities, such as gpt-4o and later models" (the extracted text and an image of
+# each page). So: the gpt-4o line (gpt-4o, -mini, chatgpt-4o-latest), gpt-4.1 and 4.5,
+# every gpt-5 and later, and the o-series reasoning models from o1 on, but the ones
+# without vision (o1-mini, o1-preview, o3-mini). The audio, realtime, transcribe, tts
+# and search variants of those lines take no images (so no PDF) on this API. Any other
+# or unknown OpenAI model (gpt-4-turbo, gpt-3.5, gpt-oss, ...) gets the document's text.
+_OPENAI_FILE_INPUT = re.compile(r"^(gpt-4o|chatgpt-4o|gpt-4\.[1-9]|gpt-[5-9]|o[1-9])($|[-.])")
+_OPENAI_FILE_WITHOUT = ("o1-mini", "o1-preview", "o3-mini")
+_OPENAI_NO_VISION_WORDS = ("audio", "realtime", "transcribe", "tts", "search")
+
+
+def openai_takes_files(model: str) -> bool:
+    """Whether an OpenAI model reads a PDF `file` content part (its vision models from
+    gpt-4o on; see `_OPENAI_FILE_INPUT`)."""
+    name = model.strip().lower().rsplit("/", 1)[-1]
+    if name.startswith(_OPENAI_FILE_WITHOUT) or any(word in name for word in _OPENAI_NO_VISION_WORDS):
+        return False
+    return _OPENAI_FILE_INPUT.match(name) is not None
+
+
+def takes_pdf_files(provider: str, model: str) -> bool:
+    """Whether a PDF `DocumentPart` goes to `provider`/`model` as the file itself (a `file`
+    content part) rather than as its extracted text.
+
+    - OpenAI: its file-reading models only (`openai_takes_files`).
+    - OpenRouter: every model. OpenRouter documents the same `file` part
+      (https://openrouter.ai/docs/guides/overview/multimodal/pdfs): a model that reads
+      files natively gets the PDF as is; for the others OpenRouter parses it first. No
+      `plugins` entry is sent: without one OpenRouter uses the model's native reading
+      where it has one and otherwise its default parser ("mistral-ocr", $2 per 1,000
+      pages, which also reads scanned PDFs the bot found no text in). Naming an engine
+      would either force parsing on models that read PDFs natively or fail on those that
+      do not (`native`), and a `file-parser` plugin would have to share `plugins` with
+      the `web` search plugin.
+    - DeepSeek, Z.ai and custom endpoints: never (they take no file part; the text goes).
+    """
+    if provider == "openrouter":
+        return True
+    return provider == "openai" and openai_takes_files(model)
+
+
+def _is_pdf(part: DocumentPart) -> bool:
+    return part.media_type.split(";", 1)[0].strip().lower() == PDF_MEDIA_TYPE
+
+
+def _document(part: DocumentPart, files: bool) -> dict[str, Any] | None:
+    """A document as a `file` part (a PDF where `files`), else as its extracted text in a
+    fenced block (`part_text`); None when it has no text to give."""
+    if files and _is_pdf(part):
+        return {"type": "file", "file": {
+            "filename": part.filename or "document.pdf",
+            "file_data": f"data:{PDF_MEDIA_TYPE};base64,{part.base64()}",
+        }}
+    text = part_text(part)
+    return {"type": "text", "text": text} if text else None
+
+
+def _part(part: ContentPart, files: bool) -> dict[str, Any] | None:
     if isinstance(part, ImagePart):
         url = f"data:{part.media_type};base64,{part.base64()}"
         return {"type": "image_url", "image_url": {"url": url}}
+    if isinstance(part, DocumentPart):
+        return _document(part, files)
     return {"type": "text", "text": part.text}
 
 
-def user_content(content: str | Sequence[ContentPart]) -> str | list[dict[str, Any]]:
+def user_content(content: str | Sequence[ContentPart], *, files: bool = False) -> str | list[dict[str, Any]]:
     """A plain string stays a string (every server of the family takes it); parts become
-    the content array, images as data URLs."""
+    the content array, images as data URLs, a document as a `file` part where `files`
+    (`takes_pdf_files`) and it is a PDF, else as a text part with its extracted text (a
+    document without text gives no part). Parts that all give nothing are an empty string."""
     if isinstance(content, str):
         return content
-    return [_part(part) for part in content]
+    parts = [converted for converted in (_part(part, files) for part in content) if converted is not None]
+    return parts or ""
 
 
-def _user(message: Message) -> dict[str, Any]:
+def _user(message: Message, files: bool) -> dict[str, Any]:
     """A user turn; the speaker's name in the `name` field, or as a prefix when it does not fit."""
     field = name_field(message.name)
     content = message.content if field is not None else with_speaker(message.content, message.name)
-    out: dict[str, Any] = {"role": "user", "content": user_content(content)}
+    out: dict[str, Any] = {"role": "user", "content": user_content(content, files=files)}
     if field is not None:
         out["name"] = field
     return out
 
 
-def build_messages(provider: str, request: ChatRequest) -> list[dict[str, Any]]:
+def build_messages(provider: str, request: ChatRequest, model: str = "") -> list[dict[str, Any]]:
     """System prompt first, then the history in the family's message shape.
 
     Chat completions have no prefill (an answer never continues the last assistant
-    message), so a partial answer is followed by a user turn asking to go on."""
+    message), so a partial answer is followed by a user turn asking to go on. A PDF in
+    any user turn goes as a file where `takes_pdf_files(provider, model)` says so, as its
+    text elsewhere (and in every other role)."""
+    files = takes_pdf_files(provider, model)
     messages: list[dict[str, Any]] = []
     if request.system:
         messages.append({"role": "system", "content": request.system})
@@ -122,7 +197,7 @@ def build_messages(provider: str, request: ChatRequest) -> list[dict[str, Any]]:
                  "content": content_text(message.content)}
             )
         elif message.role == "user":
-            messages.append(_user(message))
+            messages.append(_user(message, files))
         else:
             messages.append({"role": message.role, "content": content_text(message.content)})
     return messages
@@ -202,7 +277,7 @@ def build_request(provider: str, model: str, request: ChatRequest, *,
     """
     body: dict[str, Any] = {
         "model": model,
-        "messages": build_messages(provider, request),
+        "messages": build_messages(provider, request, model),
         "stream": True,
         "stream_options": {"include_usage": True},
     }
