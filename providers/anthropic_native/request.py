@@ -5,15 +5,25 @@ system prompt, alternating turns with tool_use / tool_result blocks, tool schema
 max_tokens (required by the API), extended thinking with signed thinking blocks
 replayed ahead of the tool calls they led to, and Anthropic's web search server tool
 when the request asks to search (`ChatRequest.web_search`).
+
+Documents (`DocumentPart`): a PDF is a base64 `document` block titled with its file name
+(https://platform.claude.com/docs/en/build-with-claude/pdf-support; the block's shape,
+`title` 1-500 characters, from the Messages API reference). It keeps its place in the
+turn: the guide's examples put the document before the question, and the bot's user turn
+already carries its files ahead of the prompt (bot/question/attachments.py). A model
+without PDF input (`takes_documents`), and any document that is not a PDF, gets the
+extracted text instead (`providers.types.part_text`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from providers.anthropic_native.models import (
+    claude_version,
     takes_prefill,
     takes_temperature,
     takes_web_search,
@@ -24,12 +34,14 @@ from providers.speaker import with_speaker
 from providers.types import (
     ChatRequest,
     ContentPart,
+    DocumentPart,
     FunctionCall,
     ImagePart,
     Message,
     WebSearch,
     content_parts,
     content_text,
+    part_text,
 )
 
 DEFAULT_MAX_TOKENS = 4096
@@ -45,6 +57,14 @@ THINKING_BLOCKS = "anthropic_thinking_blocks"
 # while 20250305 is documented on every model that searches and needs no beta header.
 WEB_SEARCH_TOOL_TYPE = "web_search_20250305"
 WEB_SEARCH_TOOL_NAME = "web_search"
+# PDF input came with Claude 3.5 (Sonnet 3.5, both releases, and Haiku 3.5, in the PDF
+# guide's first model list); Claude 2, 2.1, Instant and the Claude 3 models (Opus, Sonnet,
+# Haiku) have none. The Mythos and Fable families are newer whatever number their names
+# carry (as in models.py).
+FIRST_PDF_VERSION = (3, 5)
+_NEWER_FAMILIES = re.compile(r"^claude-(mythos|fable)\b")
+PDF_MEDIA_TYPE = "application/pdf"  # the one media type a base64 document source takes
+MAX_DOCUMENT_TITLE = 500  # characters: the API refuses a longer `title`
 
 
 def thinking_budget(request: ChatRequest) -> int | None:
@@ -95,10 +115,37 @@ def _tool_result_block(message: Message) -> dict[str, Any]:
     }
 
 
-def _user_block(part: ContentPart) -> dict[str, Any]:
+def takes_documents(model: str) -> bool:
+    """Whether the model reads a PDF itself (a `document` block): Claude 3.5 and later (see
+    FIRST_PDF_VERSION). A name without a version (a gateway's alias) does: a modern Claude
+    is the likely model behind it."""
+    if _NEWER_FAMILIES.match(model.strip().lower()):
+        return True
+    version = claude_version(model)
+    return version is None or version >= FIRST_PDF_VERSION
+
+
+def _document_block(part: DocumentPart) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "document",
+                             "source": {"type": "base64", "media_type": PDF_MEDIA_TYPE, "data": part.base64()}}
+    title = part.filename.strip()[:MAX_DOCUMENT_TITLE]
+    if title:
+        block["title"] = title
+    return block
+
+
+def _user_block(part: ContentPart, documents: bool) -> dict[str, Any] | None:
+    """One user content block: an image; a PDF as a `document` block for a model that reads
+    `documents`, else (and any other document) its extracted text, or nothing (None) when it
+    has none: the bot's note already says so, and the API refuses an empty text block."""
     if isinstance(part, ImagePart):
         return {"type": "image",
                 "source": {"type": "base64", "media_type": part.media_type, "data": part.base64()}}
+    if isinstance(part, DocumentPart):
+        if documents and part.media_type == PDF_MEDIA_TYPE:
+            return _document_block(part)
+        text = part_text(part)
+        return {"type": "text", "text": text} if text else None
     return {"type": "text", "text": part.text}
 
 
@@ -128,8 +175,10 @@ def _strip_prefill(turns: list[dict[str, Any]]) -> None:
         turns.pop()
 
 
-def build_messages(messages: Sequence[Message], *, prefill: bool = True) -> tuple[list[dict[str, Any]], list[str]]:
-    """Turns for the API and any system texts found inside the history.
+def build_messages(messages: Sequence[Message], *, prefill: bool = True,
+                   documents: bool = True) -> tuple[list[dict[str, Any]], list[str]]:
+    """Turns for the API and any system texts found inside the history; a PDF in a user
+    turn goes as a `document` block when the model reads `documents`, else as its text.
 
     A partial answer (`Message.partial_answer`) is continued by a prefill when `prefill`
     says the model takes one (the turns end with it); otherwise a user turn after it asks
@@ -148,7 +197,8 @@ def build_messages(messages: Sequence[Message], *, prefill: bool = True) -> tupl
             _append(turns, "user", [_tool_result_block(message)])
         elif message.content:
             content = with_speaker(message.content, message.name)  # the speaker, as a prefix
-            _append(turns, "user", [_user_block(part) for part in content_parts(content)])
+            blocks = [_user_block(part, documents) for part in content_parts(content)]
+            _append(turns, "user", [block for block in blocks if block is not None])
     if prefill and turns and ends_with_partial_answer(messages):
         _strip_prefill(turns)
     return turns, system_texts
@@ -186,7 +236,7 @@ def build_arguments(request: ChatRequest, model: str) -> dict[str, Any]:
     budget = thinking_budget(request) if form is not None else None
     # A thinking request continues an answer in the OpenAI-compatible form (models.py).
     prefill = takes_prefill(model, thinking=budget is not None)
-    turns, inline_system = build_messages(request.messages, prefill=prefill)
+    turns, inline_system = build_messages(request.messages, prefill=prefill, documents=takes_documents(model))
     system = "\n\n".join(t for t in (request.system, *inline_system) if t)
     max_tokens = request.max_output_tokens or DEFAULT_MAX_TOKENS
     arguments: dict[str, Any] = {"model": model, "messages": turns}

@@ -22,6 +22,14 @@ model takes (`search_tool`, `search_mixes_with_functions`):
 
 Gemini takes no bound on the number of searches, so `WebSearch.max_searches` is not
 sent. Without `web_search` the body has no search tool of any kind.
+
+Documents (`DocumentPart`): a PDF travels as images do, `inlineData` with
+`mimeType: application/pdf` and base64 data, in its place among the turn's parts
+(Gemini's document understanding, https://ai.google.dev/gemini-api/docs/document-processing).
+The open Gemma models served by the same API take text and images but no documents
+(`takes_documents`), so they read its extracted text (`providers.types.part_text`); so
+does every model for a document of any other media type. Which models take images needs
+no check here: every model this family serves takes them.
 """
 
 from __future__ import annotations
@@ -35,11 +43,13 @@ from providers.speaker import with_speaker
 from providers.types import (
     ChatRequest,
     ContentPart,
+    DocumentPart,
     FunctionCall,
     ImagePart,
     Message,
     content_parts,
     content_text,
+    part_text,
 )
 
 # FunctionCall.provider_fields key a caller may use instead of `thought_signature`.
@@ -54,6 +64,11 @@ _WITHOUT_THINKING = re.compile(r"^(models/)?(gemini-1\.|gemini-2\.0-(?!.*thinkin
 _LEGACY_SEARCH = re.compile(r"^(models/)?gemini-1\.")  # googleSearchRetrieval
 _NO_SEARCH = re.compile(r"^(models/)?gemma-")
 _SEARCH_ALONE = re.compile(r"^(models/)?gemini-[12]\.")  # no search tool next to function declarations
+# Models without document input (see the module docstring): Gemma. Every Gemini name, a
+# newer one included, takes a PDF inline.
+_NO_DOCUMENTS = re.compile(r"^(models/)?gemma-")
+# The document media types that travel as the file itself; any other reads as its text.
+INLINE_DOCUMENT_TYPES = frozenset({"application/pdf"})
 
 
 def _call_part(call: FunctionCall) -> dict[str, Any]:
@@ -76,10 +91,18 @@ def _response_payload(content: str) -> dict[str, Any]:
     return value if isinstance(value, dict) else {"result": value}
 
 
-def _user_part(part: ContentPart) -> dict[str, Any]:
-    """Images travel inline (base64) in the REST shape's camelCase `inlineData`."""
+def _user_part(part: ContentPart, documents: bool) -> dict[str, Any] | None:
+    """Images, and PDFs for a model that reads `documents`, travel inline (base64) in the
+    REST shape's camelCase `inlineData`; any other document as its extracted text, and
+    nothing (None) when it has none: the bot's note already says so, and an empty text
+    part is refused."""
     if isinstance(part, ImagePart):
         return {"inlineData": {"mimeType": part.media_type, "data": part.base64()}}
+    if isinstance(part, DocumentPart):
+        if documents and part.media_type in INLINE_DOCUMENT_TYPES:
+            return {"inlineData": {"mimeType": part.media_type, "data": part.base64()}}
+        text = part_text(part)
+        return {"text": text} if text else None
     return {"text": part.text}
 
 
@@ -92,8 +115,9 @@ def _append(contents: list[dict[str, Any]], role: str, parts: list[dict[str, Any
         contents.append({"role": role, "parts": parts})
 
 
-def build_contents(messages: Sequence[Message]) -> tuple[list[dict[str, Any]], list[str]]:
-    """Gemini turns and the system texts found inside the history.
+def build_contents(messages: Sequence[Message], *, documents: bool = True) -> tuple[list[dict[str, Any]], list[str]]:
+    """Gemini turns and the system texts found inside the history; a PDF in a user turn
+    goes as the file when the model reads `documents` (`takes_documents`), else as its text.
 
     A partial answer (`Message.partial_answer`) needs nothing more: the contents end
     with its `model` turn, and Gemini continues a final model turn."""
@@ -120,8 +144,14 @@ def build_contents(messages: Sequence[Message]) -> tuple[list[dict[str, Any]], l
             _append(contents, "user", [{"functionResponse": response}])
         elif message.content:
             content = with_speaker(message.content, message.name)  # the speaker, as a prefix
-            _append(contents, "user", [_user_part(part) for part in content_parts(content)])
+            parts = [_user_part(part, documents) for part in content_parts(content)]
+            _append(contents, "user", [part for part in parts if part is not None])
     return contents, system_texts
+
+
+def takes_documents(model: str) -> bool:
+    """Whether the model reads a PDF itself (see `_NO_DOCUMENTS`); else it reads its text."""
+    return _NO_DOCUMENTS.match(model.strip().lower()) is None
 
 
 def takes_thinking(model: str) -> bool:
@@ -178,7 +208,7 @@ def _tools(request: ChatRequest, model: str) -> tuple[list[dict[str, Any]], bool
 def build_body(request: ChatRequest, model: str) -> dict[str, Any]:
     """The JSON body of `models/{model}:streamGenerateContent` (thinking only for a
     `model` that takes it; the search tool in the form `model` takes, see the module)."""
-    contents, inline_system = build_contents(request.messages)
+    contents, inline_system = build_contents(request.messages, documents=takes_documents(model))
     body: dict[str, Any] = {"contents": contents}
     system = "\n\n".join(t for t in (request.system, *inline_system) if t)
     if system:
