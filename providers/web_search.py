@@ -11,6 +11,7 @@ from __future__ import annotations
 from providers.anthropic_native.models import takes_web_search
 from providers.gemini.request import search_tool as gemini_search_tool
 
+
 def is_openai_search_model(model: str) -> bool:
     """OpenAI's Chat Completions search models (`gpt-4o-search-preview`, `gpt-5-search-api`,
     …): they take `web_search_options`; other OpenAI models do not search on that API."""
