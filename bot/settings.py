@@ -25,6 +25,8 @@ from providers.endpoint_check import METADATA_HOSTS, address_refusal
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///data/bot.sqlite3"
 SUPPORTED_DRIVERS = ("sqlite+aiosqlite", "postgresql+asyncpg")
 KEY_FILE_NAME = "encryption.key"
+# What pydantic reads as a boolean; a switch setting accepts these words only.
+SWITCH_WORDS = frozenset({"true", "false", "1", "0", "yes", "no", "on", "off", "t", "f", "y", "n"})
 
 
 MAKE_KEY = ("32 url-safe base64-encoded bytes; make one with python -c 'from cryptography.fernet "
@@ -135,6 +137,13 @@ class Settings(BaseSettings):
     # Web search for the operator's default route (DMs, and servers that set nothing of
     # their own); a server's managers turn it on for theirs with `/settings web-search`.
     WEB_SEARCH: bool = False
+    # Read the links in questions (bot/links/): the pages a member names reach the model as
+    # text. Off: no question's links are read, whatever a server set (`/settings read-links`
+    # turns it off for one server). LINKS_ALLOW_PRIVATE lets those links reach private and
+    # loopback addresses (a closed network, tests); apart from ALLOW_PRIVATE_ENDPOINTS,
+    # because any member may write a link, and metadata addresses stay refused.
+    READ_LINKS: bool = True
+    LINKS_ALLOW_PRIVATE: bool = False
 
     @field_validator("DISCORD_TOKEN", "BOT_ENCRYPTION_KEY", mode="before")
     @classmethod
@@ -187,6 +196,15 @@ class Settings(BaseSettings):
         if value is not None and backend is None and "SEARCH_BACKEND" in info.data:
             raise ValueError("set SEARCH_BACKEND (searxng, brave or tavily) too, or leave SEARCH_API_KEY unset")
         return value
+
+    @field_validator("READ_LINKS", "LINKS_ALLOW_PRIVATE", mode="before")
+    @classmethod
+    def _switch(cls, value: object) -> object:
+        """A switch says true or false; anything else names what it takes (not pydantic's
+        wording), so the operator's one line says how to fix it."""
+        if isinstance(value, str) and value.strip().lower() not in SWITCH_WORDS:
+            raise ValueError(f"use true or false (got {value.strip()[:20]!r})")
+        return value.strip().lower() if isinstance(value, str) else value
 
     @field_validator("LOG_LEVEL", mode="before")
     @classmethod

@@ -33,6 +33,7 @@ from bot.repo.conversation import (
     set_threads_enabled,
     threads_enabled,
 )
+from bot.repo.read_links import get_read_links, set_read_links
 from bot.repo.routes import keyless_targets
 from bot.repo.web_search import MAX_SEARCHES, get_web_search, max_searches_allowed, set_web_search
 from bot.settings import Settings
@@ -150,6 +151,23 @@ class AdminCog(ConfigCog):
         else:
             await reply(interaction, "commands.reply.web_search_off")
 
+    @settings_group.command(name=lstr("commands.settings.read_links.name"),
+                            description=lstr("commands.settings.read_links.description"))
+    @app_commands.rename(enabled=lstr("commands.param.enabled.name"))
+    @app_commands.describe(enabled=lstr("commands.param.enabled.description"))
+    async def read_links(self, interaction: discord.Interaction, enabled: bool) -> None:
+        """On by default: the bot fetches only links a member wrote. A manager may turn it
+        off (a server that wants answers from the model alone); the reply says when the
+        operator's READ_LINKS keeps it off whatever is stored here."""
+        async with self.bot.sessions() as session, session.begin():
+            stored = await set_read_links(session, interaction.guild_id, enabled)
+        if not stored:
+            await reply(interaction, "commands.reply.read_links_off")
+        elif self.bot.settings.READ_LINKS:
+            await reply(interaction, "commands.reply.read_links_on")
+        else:
+            await reply(interaction, "commands.reply.read_links_operator_off")
+
     @app_commands.command(name=lstr("commands.status.name"), description=lstr("commands.status.description"))
     async def status(self, interaction: discord.Interaction) -> None:
         """Everyone sees their own route; key pool health and the server's settings only
@@ -171,6 +189,7 @@ class AdminCog(ConfigCog):
                 lines += await self._conversation_lines(interaction, session)
                 lines += await control_lines(interaction, session)
                 lines.append(await self._web_search_line(interaction, session))
+                lines.append(await self._read_links_line(interaction, session, settings))
             elif interaction.guild_id is None and settings.WEB_SEARCH:  # off, the default, goes unsaid
                 lines.append(text(interaction, "commands.status.web_search_default_on"))
         await send(interaction, "\n".join(lines))
@@ -191,6 +210,15 @@ class AdminCog(ConfigCog):
         if stored.enabled:
             return text(interaction, "commands.status.web_search_on", count=stored.max_searches)
         return text(interaction, "commands.status.web_search_off")
+
+    @staticmethod
+    async def _read_links_line(interaction: discord.Interaction, session: AsyncSession, settings: Settings) -> str:
+        """Whether questions' links are read here; the operator's READ_LINKS off wins."""
+        if not settings.READ_LINKS:
+            return text(interaction, "commands.status.read_links_operator_off")
+        if await get_read_links(session, interaction.guild_id):
+            return text(interaction, "commands.status.read_links_on")
+        return text(interaction, "commands.status.read_links_off")
 
     def _route_lines(self, interaction: discord.Interaction, route: ActiveRoute) -> list[str]:
         if route.blocked is not None:

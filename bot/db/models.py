@@ -20,6 +20,7 @@ from sqlalchemy import (
     false,
     func,
     text,
+    true,
 )
 from sqlalchemy.orm import Mapped, mapped_column
 
@@ -77,6 +78,9 @@ class ServerCapabilities(Base):
     # manager turns it on; at most `max_searches` searches per answer.
     web_search_enabled: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     max_searches: Mapped[int] = mapped_column(Integer, default=3, server_default="3")
+    # Reading the links in a question fetches pages the member named: on unless a manager
+    # turns it off (and only while the operator's READ_LINKS is on).
+    read_links_enabled: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
 
 
 class _KeyHealth:

@@ -42,6 +42,7 @@ from bot.repo.keys import KeyHealth, StoredKey, environment_key_health, server_k
 from bot.repo.listening import listen_channels
 from bot.repo.params import Params, get_params
 from bot.repo.personal import PersonalEntry, effective_personal_entry, members_with_settings
+from bot.repo.read_links import read_links_of
 from bot.repo.routes import ServerFacts, server_facts
 from bot.repo.usage import Limits, get_limits
 from bot.repo.versions import BUMPED, changed_since, latest_stamp
@@ -78,6 +79,9 @@ class ServerConfig:
     # server that never set it: off; a DM: not applicable, the operator's WEB_SEARCH is).
     web_search: bool = False
     max_searches: int = DEFAULT_MAX_SEARCHES
+    # Whether the bot reads the links in questions here (a server that never set it: on;
+    # a DM: on). The operator's READ_LINKS, off, turns it off everywhere.
+    read_links: bool = True
 
     def persona(self, channel_id: int) -> str | None:
         """The channel's persona, else the server's, else None."""
@@ -91,7 +95,8 @@ async def load_server(session: AsyncSession, settings: Settings, guild_id: int |
     personas = dict((await session.execute(select(Persona.channel_id, Persona.body)
                                            .where(Persona.guild_id == guild_id))).all())
     conversation = await session.get(ConversationSettings, guild_id)
-    search = web_search_of(await session.get(ServerCapabilities, guild_id))
+    capabilities = await session.get(ServerCapabilities, guild_id)
+    search = web_search_of(capabilities)
     return ServerConfig(facts, await read_controls(session, guild_id), personas, await get_params(session, guild_id),
                         await get_limits(session, guild_id),
                         conversation.history_messages if conversation else DEFAULT_HISTORY_MESSAGES,
@@ -99,7 +104,8 @@ async def load_server(session: AsyncSession, settings: Settings, guild_id: int |
                         tuple(await server_key_rows(session, guild_id)),
                         batch_seconds=batch_seconds_of(conversation),
                         listen_channels=await listen_channels(session, guild_id),
-                        web_search=search.enabled, max_searches=search.max_searches)
+                        web_search=search.enabled, max_searches=search.max_searches,
+                        read_links=read_links_of(capabilities))
 
 
 class StampedSession(Session):

@@ -96,6 +96,7 @@ def calls(vault: Vault) -> dict[str, Callable[[Any], Awaitable[Any]]]:
         "set_limits": lambda s: _module("usage").set_limits(s, GUILD, messages_per_hour=5),
         "set_price": lambda s: _module("usage").set_price(s, GUILD, "gpt-x", 1.0, 2.0),
         "set_web_search": lambda s: _module("web_search").set_web_search(s, GUILD, True, 5),
+        "set_read_links": lambda s: _module("read_links").set_read_links(s, GUILD, False),
     }
 
 
