@@ -3,7 +3,8 @@ replies to, downloaded and turned into content parts of the question's user turn
 
 Images become image parts, text files fenced blocks named by the file, Word and Excel
 files fenced blocks of their text (read off the event loop in `bot.question.documents`,
-counted as text files) and PDFs document parts (`PDFS_AS_DOCUMENTS`); everything
+counted as text files) and PDFs document parts (read off the loop, each family sends
+them in its own form, a text-only model gets their text); everything
 else, and whatever is too large, broken or over the limits, is left out with a note:
 one line per file for the member (so they know what the model did not see) and a text
 part for the model (so it does not answer as if it had seen it). Sizes are checked
@@ -57,11 +58,6 @@ MAX_TEXT_FILES_PER_MESSAGE = 3
 MAX_TEXT_FILES_PER_REQUEST = 6  # Word and Excel files count here too: they reach the model as text
 MAX_PDFS_PER_REQUEST = 2  # per message too
 NOTE_PREFIX = "-# "
-# THE SWITCH for PDFs. Off: a PDF is left out as any unsupported file (as before documents
-# were read). On: it is read off the loop (`read_pdf`, at most MAX_PDFS_PER_REQUEST) and
-# joins the question as a `DocumentPart` with its text. Turn it on once every provider
-# family sends `DocumentPart` (and `ContentPart` includes it); nothing else changes.
-PDFS_AS_DOCUMENTS = False
 
 Reason = Literal["image_too_large", "text_too_large", "unreadable", "not_text", "too_many_images",
                  "too_many_files", "unsupported", "download_failed", "document_too_large",
@@ -189,7 +185,7 @@ async def _add_pdf(gathered: Gathered, attachment: discord.Attachment, label: st
     except UnreadableFile as exc:
         gathered.refuse(attachment.filename, PDF_REASONS.get(exc.reason, "pdf_unreadable"))
         return False
-    gathered.parts += [TextPart(f"{label}: {attachment.filename}"), document]  # type: ignore[list-item]
+    gathered.parts += [TextPart(f"{label}: {attachment.filename}"), document]
     if document.text is None:
         gathered.refuse(attachment.filename, "pdf_no_text")
     elif document.text_cut:
@@ -201,8 +197,6 @@ async def _add_file(gathered: Gathered, attachment: discord.Attachment, label: s
                     taken: dict[str, int]) -> None:
     """One attachment, within the message's and the question's limits."""
     kind = classify(attachment.filename, attachment.content_type)
-    if kind == "pdf" and not PDFS_AS_DOCUMENTS:
-        kind = "other"  # the switch (see PDFS_AS_DOCUMENTS): left out as before
     if kind == "pdf":
         if taken["pdf"] >= MAX_PDFS_PER_REQUEST or gathered.pdfs_left <= 0:
             gathered.refuse(attachment.filename, "too_many_pdfs")

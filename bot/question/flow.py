@@ -39,6 +39,7 @@ import discord
 
 from bot.edge.controls import AnswerControls
 from bot.edge.sink import DiscordMessageSink
+from bot.links import LinkPolicy
 from bot.load.answers import RunningAnswer
 from bot.load.bookkeeping import AnswerFactsWrite, AnswerWrite
 from bot.load.config_cache import ServerConfig
@@ -362,7 +363,7 @@ class Answering:
         history = await self._history(question, recall)
         me = services.client.user
         request = await build_request(question, history, services.settings.MAX_OUTPUT_TOKENS,
-                                      me.display_name if me is not None else "the bot")
+                                      me.display_name if me is not None else "the bot", self._links(question))
         again = question.again
         if again is not None and again.kind == "continue":  # the answer so far, for the model to carry on
             request = replace(request, messages=[*request.messages,
@@ -370,6 +371,14 @@ class Answering:
         place = await self._place(question)
         answer.channel_id = place.channel_id
         return Prepared(place, history, request, await _continues(question, recall))
+
+    def _links(self, question: Question) -> LinkPolicy | None:
+        """How the question's links are read: None when the operator (READ_LINKS) or the
+        server (`/settings read-links`) turned it off."""
+        settings, server = self.services.settings, question.config.server
+        if not settings.READ_LINKS or (server is not None and not server.read_links):
+            return None
+        return LinkPolicy(allow_private=settings.LINKS_ALLOW_PRIVATE)
 
     async def _history(self, question: Question, recall: Recall) -> History:
         """What the question continues (up to the batch's first message): a listen channel's

@@ -3,6 +3,8 @@ member's files, the replay provider records the text blocks the model was sent."
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 from tests.attachments.document_fixtures import (
@@ -95,9 +97,24 @@ async def test_an_oversized_document_is_refused_from_its_size_without_downloadin
     assert fake_discord.downloads == []
 
 
-async def test_a_pdf_stays_left_out_while_the_switch_is_off(
-        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, family_bot) -> None:
-    upload = UserFile("paper.pdf", pdf_bytes(["Hello."]), "application/pdf")
-    body = await run_question(fake_discord, provider_server, family_bot("openai"), "openai", [upload])
-    assert "paper.pdf was not read: only images and text files can be read" in texts_sent("openai", body)
-    assert fake_discord.downloads == []
+@pytest.mark.parametrize("provider", ["anthropic", "google", "openai"])
+async def test_an_attached_pdf_reaches_each_family_in_its_own_form(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, family_bot, provider: str) -> None:
+    """Claude gets a document block, Gemini inline PDF data, and an OpenAI model that does
+    not read files (this one) the PDF's text as a fenced block."""
+    pdf = pdf_bytes(["Hello from the paper."])
+    upload = UserFile("paper.pdf", pdf, "application/pdf")
+    parts = last_turn(provider, await run_question(fake_discord, provider_server, family_bot(provider), provider,
+                                                   [upload]))
+    data = base64.b64encode(pdf).decode()
+    if provider == "anthropic":
+        [document] = [p for p in parts if p.get("type") == "document"]
+        assert document["source"] == {"type": "base64", "media_type": "application/pdf", "data": data}
+        assert document["title"] == "paper.pdf"
+    elif provider == "google":
+        [inline] = [p["inlineData"] for p in parts if "inlineData" in p]
+        assert inline == {"mimeType": "application/pdf", "data": data}
+    else:
+        text = "\n".join(p.get("text", "") for p in parts)
+        assert "Document paper.pdf:" in text and "Hello from the paper." in text
+        assert not any(p.get("type") == "file" for p in parts)

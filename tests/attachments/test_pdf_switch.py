@@ -1,13 +1,9 @@
-"""The PDF path with `PDFS_AS_DOCUMENTS` turned on, at the attachments' level (the provider
-families do not send `DocumentPart` yet): what a question's PDFs become, and the notes."""
+"""The PDF path at the attachments' level: what a question's PDFs become, and the notes."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import pytest
-
-from bot.question import attachments
 from bot.question.attachments import Gathered, gather_message, notes_text
 from providers.types import DocumentPart, TextPart
 from tests.attachments.document_fixtures import encrypted, pdf_bytes
@@ -36,12 +32,7 @@ class FakeMessage:
     attachments: list[FakeAttachment] = field(default_factory=list)
 
 
-@pytest.fixture
-def pdfs_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(attachments, "PDFS_AS_DOCUMENTS", True)
-
-
-async def test_pdfs_become_document_parts_two_a_question(pdfs_on) -> None:
+async def test_pdfs_become_document_parts_two_a_question() -> None:
     gathered = Gathered()
     files = [FakeAttachment(f"doc{i}.pdf", pdf_bytes([f"Document {i}, page one.", "Page two."]))
              for i in range(3)]
@@ -55,7 +46,7 @@ async def test_pdfs_become_document_parts_two_a_question(pdfs_on) -> None:
     assert notes_text(gathered.refusals, "en") == "-# doc2.pdf was not read: at most 2 PDFs per question are read."
 
 
-async def test_pdfs_over_a_bound_encrypted_or_broken_are_named_with_why(pdfs_on) -> None:
+async def test_pdfs_over_a_bound_encrypted_or_broken_are_named_with_why() -> None:
     big = FakeAttachment("big.pdf", b"%PDF", size=21 * 1024 * 1024)
     files = [FakeAttachment("long.pdf", pdf_bytes(["p"] * 101)), big,
              FakeAttachment("locked.pdf", encrypted(pdf_bytes(["secret"])))]
@@ -75,7 +66,7 @@ async def test_pdfs_over_a_bound_encrypted_or_broken_are_named_with_why(pdfs_on)
         p.text for p in parts if isinstance(p, TextPart)]
 
 
-async def test_a_scan_and_a_long_pdf_are_sent_and_the_member_told(pdfs_on) -> None:
+async def test_a_scan_and_a_long_pdf_are_sent_and_the_member_told() -> None:
     page = "Lorem ipsum dolor sit amet. " * 400
     files = [FakeAttachment("scan.pdf", pdf_bytes([None, None])), FakeAttachment("book.pdf", pdf_bytes([page] * 60))]
     gathered = Gathered()
