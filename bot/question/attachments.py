@@ -92,7 +92,7 @@ MODEL_WORDS: dict[str, str] = {
     "image_too_large": "the image is too large", "text_too_large": "the file is too large",
     "unreadable": "the image could not be read", "not_text": "the file is not text",
     "too_many_images": "too many images were attached", "too_many_files": "too many files were attached",
-    "unsupported": "only images and text files can be read",
+    "unsupported": "only images, text files, PDFs and Word, Excel and CSV files can be read",
     "download_failed": "the file could not be downloaded",
     "document_too_large": "the file is too large", "document_encrypted": "the file is password-protected",
     "document_unreadable": "the file could not be read", "document_timeout": "reading the file took too long",

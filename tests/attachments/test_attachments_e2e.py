@@ -162,7 +162,7 @@ async def test_a_source_file_is_a_fenced_block_and_a_binary_file_a_note(
     assert all(p["type"] == "text" for p in parts)
     sent = texts_sent("openai", body)
     assert "File: fizz.py\n```python\nfor i in range(3):\n    print('fizz' if i % 3 == 0 else i)\n```" in sent
-    assert "firmware.bin was not read: only images and text files can be read" in sent
+    assert "firmware.bin was not read: only images, text files, PDFs and Word, Excel and CSV files can be read" in sent
     assert parts[-1] == {"type": "text", "text": "review this"}
     [note] = notes(fake)
     assert "firmware.bin" in note.content and "fizz.py" not in note.content
