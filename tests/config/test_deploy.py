@@ -133,7 +133,7 @@ def test_compose_file_shape():
     assert re.search(r"^\s+image: postgres:16$", text, re.M)
     assert re.search(r"depends_on:\s+db:\s+condition: service_healthy", text)
     assert re.search(r"BOT_ENCRYPTION_KEY: \"?\$\{BOT_ENCRYPTION_KEY:\?.*Fernet\.generate_key\(\)", text)
-    assert re.search(r"DATABASE_URL: postgresql\+asyncpg://\$\{POSTGRES_USER:-bot\}@db:5432/", text)
+    assert re.search(r"DATABASE_URL: postgresql\+asyncpg://\$\{POSTGRES_USER:-bot\}@\$\{DATABASE_HOST:-db\}:5432/", text)
     assert re.search(r"^\s+- pgdata:/var/lib/postgresql/data$", text, re.M)
     assert re.search(r"^volumes:\s+pgdata:", text, re.M)
     assert "healthcheck:" in text and "pg_isready" in text
@@ -173,3 +173,27 @@ def test_compose_says_what_it_needs_and_how_to_upgrade() -> None:
     assert "Compose 2.24" in text  # env_file's path/required form
     assert "docker compose up -d --build" in text
     assert re.search(r"^\s+restart: on-failure:\d+$", text, re.M)  # a refused start does not loop forever
+
+
+@needs_compose
+def test_the_scale_profile_runs_two_processes_behind_a_rest_proxy_and_pgbouncer(tmp_path):
+    """`--profile scale`: bot (index from .env) and bot-1 (index 1) with the same settings
+    otherwise, the REST proxy and PgBouncer pinned; without the profile only bot and db."""
+    env = {"DISCORD_TOKEN": "x", "BOT_ENCRYPTION_KEY": Fernet.generate_key().decode(), "POSTGRES_PASSWORD": "p",
+           "SHARD_COUNT": "2", "SHARD_PROCESSES": "2", "PROCESS_INDEX": "0", "DATABASE_HOST": "pgbouncer",
+           "DATABASE_PGBOUNCER": "true", "DISCORD_REST_PROXY": "true",
+           "DISCORD_API_BASE_URL": "http://rest-proxy:8080/api/v10"}
+    scaled = run_compose(tmp_path, env, "--profile", "scale", "config", "--format", "json")
+    assert scaled.returncode == 0, scaled.stderr
+    services = json.loads(scaled.stdout)["services"]
+    assert sorted(services) == ["bot", "bot-1", "db", "pgbouncer", "rest-proxy"]
+    first, second = services["bot"]["environment"], services["bot-1"]["environment"]
+    assert (first["PROCESS_INDEX"], second["PROCESS_INDEX"]) == ("0", "1")
+    assert {k: v for k, v in first.items() if k != "PROCESS_INDEX"} == \
+        {k: v for k, v in second.items() if k != "PROCESS_INDEX"}
+    assert second["DATABASE_URL"].endswith("@pgbouncer:5432/bot")
+    assert services["rest-proxy"]["image"].endswith(":v1.3.3")
+    assert services["pgbouncer"]["environment"]["POOL_MODE"] == "transaction"
+    plain = run_compose(tmp_path, env, "config", "--format", "json")
+    assert plain.returncode == 0, plain.stderr
+    assert sorted(json.loads(plain.stdout)["services"]) == ["bot", "db"]
