@@ -93,6 +93,9 @@ def refuse_contradictions(settings: Settings) -> None:
     route_problem = default_route_problem(settings)
     if route_problem is not None:
         raise SettingsError(route_problem)
+    if settings.DATABASE_PGBOUNCER and not settings.DATABASE_URL.startswith("postgresql"):
+        raise SettingsError("Invalid setting DATABASE_PGBOUNCER: PgBouncer stands before PostgreSQL; "
+                            "DATABASE_URL is not a postgresql+asyncpg:// URL")
     if settings.DISCORD_GLOBAL_RATE == 0 and not settings.DISCORD_API_BASE_URL:
         raise SettingsError("Invalid setting DISCORD_GLOBAL_RATE: 0 (no budget of the bot's own) is only for a "
                             "shared REST proxy set in DISCORD_API_BASE_URL; real Discord needs it (default 50)")
@@ -117,13 +120,12 @@ async def start(settings: Settings) -> None:
 async def prepared_database(settings: Settings) -> AsyncEngine:
     """An engine on a migrated database whose stored keys this start can still read."""
     from bot import migrate
-    from bot.db.engine import create_engine, describe_database_failure, pool_size_for
+    from bot.db.engine import describe_database_failure, engine_for
     from bot.vault import refuse_lost_key_file
 
     engine: AsyncEngine | None = None
     try:
-        engine = create_engine(settings.DATABASE_URL,
-                               pool_size=pool_size_for(settings.MAX_CONCURRENT_ANSWERS, settings.DATABASE_POOL_SIZE))
+        engine = engine_for(settings)
         await migrate.upgrade(engine)
         await refuse_lost_key_file(settings, engine)
     except Exception as exc:
@@ -133,7 +135,22 @@ async def prepared_database(settings: Settings) -> AsyncEngine:
         if line is None:
             raise
         raise StartupFailure(line) from exc
+    await warn_of_connections(engine, settings)
     return engine
+
+
+async def warn_of_connections(engine: AsyncEngine, settings: Settings) -> None:
+    """One warning when all processes' pools could exceed PostgreSQL's max_connections; the
+    bot still starts (a burst may never need them all), and a failed check says nothing."""
+    from bot.db.engine import check_connections
+
+    try:
+        line = await check_connections(engine, settings)
+    except Exception:  # the database just answered the migrations; this check is advice only
+        log.debug("max_connections unread", exc_info=True)
+        return
+    if line is not None:
+        log.warning(line)
 
 
 def built_bot(settings: Settings, engine: AsyncEngine) -> LLMBot:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import re
+import socket
 import stat
 from pathlib import Path
 from typing import Annotated, Literal
@@ -111,7 +113,75 @@ class Settings(BaseSettings):
     # it publishes no port on the host).
     METRICS_HOST: str = Field(default="127.0.0.1", min_length=1)
     SHARD_COUNT: int | None = Field(default=None, ge=1)
-    SHARD_IDS: Annotated[list[int], NoDecode] = Field(default_factory=list)
+    # Shards from a process index: SHARD_PROCESSES processes, this one PROCESS_INDEX (unset:
+    # the host name's trailing ordinal, as a Kubernetes StatefulSet names its pods, bot-2 → 2)
+    # serves the shards i with i % SHARD_PROCESSES == PROCESS_INDEX. Derived here, so SHARD_IDS
+    # reads the same everywhere (the global budget's share, the pool, one process syncing).
+    SHARD_PROCESSES: int | None = Field(default=None, ge=1, le=1024, validate_default=True)
+    PROCESS_INDEX: int | None = Field(default=None, ge=0, validate_default=True)
+    SHARD_IDS: Annotated[list[int], NoDecode] = Field(default_factory=list, validate_default=True)
+    # PgBouncer in transaction mode between the bot and PostgreSQL: asyncpg's statement caches off.
+    DATABASE_PGBOUNCER: bool = False
+
+    @field_validator("SHARD_PROCESSES", "PROCESS_INDEX", mode="before")
+    @classmethod
+    def _blank_shard_setting(cls, value: object) -> object:
+        return None if isinstance(value, str) and not value.strip() else value
+
+    @field_validator("DATABASE_PGBOUNCER", mode="before")
+    @classmethod
+    def _pgbouncer_switch(cls, value: object) -> object:
+        return cls._switch(value)
+
+    @field_validator("SHARD_PROCESSES")
+    @classmethod
+    def _shard_processes(cls, value: int | None, info: ValidationInfo) -> int | None:
+        count = info.data.get("SHARD_COUNT")
+        if value is None or "SHARD_COUNT" not in info.data:
+            return value
+        if count is None:
+            raise ValueError("needs SHARD_COUNT, the number of shards across all processes "
+                             f"(e.g. SHARD_COUNT={value} or more)")
+        if value > count:
+            raise ValueError(f"{value} processes for SHARD_COUNT={count} shards would leave a process "
+                             "without a shard; raise SHARD_COUNT or lower SHARD_PROCESSES")
+        return value
+
+    @field_validator("PROCESS_INDEX")
+    @classmethod
+    def _process_index(cls, value: int | None, info: ValidationInfo) -> int | None:
+        processes = info.data.get("SHARD_PROCESSES")
+        if processes is None:
+            if value is not None and "SHARD_PROCESSES" in info.data:
+                raise ValueError("needs SHARD_PROCESSES, the number of processes sharing the shards")
+            return value
+        source = ""
+        if value is None:
+            host = os.environ.get("HOSTNAME") or socket.gethostname()
+            ordinal = re.search(r"-(\d+)$", host.split(".")[0])
+            if ordinal is None:
+                raise ValueError(f"unset, and the host name {host[:60]!r} ends in no ordinal (a StatefulSet "
+                                 f"names its pods bot-0, bot-1, ...); set PROCESS_INDEX (0 to {processes - 1})")
+            value, source = int(ordinal.group(1)), f" (from the host name {host[:60]!r})"
+        if value >= processes:
+            raise ValueError(f"{value}{source} is out of range with SHARD_PROCESSES={processes} "
+                             f"(0 to {processes - 1})")
+        return value
+
+    @field_validator("SHARD_IDS")
+    @classmethod
+    def _derived_shard_ids(cls, value: list[int], info: ValidationInfo) -> list[int]:
+        processes, index = info.data.get("SHARD_PROCESSES"), info.data.get("PROCESS_INDEX")
+        count = info.data.get("SHARD_COUNT")
+        if processes is None or index is None or count is None:
+            return value
+        derived = [shard for shard in range(count) if shard % processes == index]
+        if value and sorted(value) != derived:
+            shown = ",".join(map(str, derived))
+            raise ValueError(f"{','.join(map(str, value))} contradicts SHARD_PROCESSES={processes} with "
+                             f"PROCESS_INDEX={index} (shards {shown}); unset SHARD_IDS or make them agree")
+        return derived
+
     # Discord REST requests per second for the whole bot token (Discord's global limit, 50
     # unless Discord raised it); processes splitting the shards share it by their shards.
     # 0: no budget here, because DISCORD_API_BASE_URL is a shared REST proxy that enforces it.

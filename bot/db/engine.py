@@ -9,7 +9,15 @@ The connection pool is sized for the answers the bot admits at once
 (`bot.load.config_cache`) and key health and usage are written in batches (`bot.load.write_behind`),
 so a turn holds a connection only for a statement or two, mostly when a server's
 configuration is first read. One connection per twenty admitted answers (at least 5, at
-most 50) stays open and as many again may open in a burst; DATABASE_POOL_SIZE overrides it. A SQLite file
+most 50) stays open and as many again may open in a burst; DATABASE_POOL_SIZE overrides it.
+Several processes (SHARD_PROCESSES) share one server's `max_connections` (100 by default), so
+the default is divided among them: each keeps at most `CONNECTIONS_ACROSS_PROCESSES` // (2 ×
+processes), at least `MIN_SHARED_POOL_SIZE` (2 processes: 20 + 20 each, 8: 5 + 5), and
+start-up warns once when all pools together could exceed the server's `max_connections`
+(`connections_warning`). Behind PgBouncer in transaction mode (DATABASE_PGBOUNCER) a
+statement may reach another server connection than the one it was prepared on, so asyncpg's
+statement cache and SQLAlchemy's prepared-statement cache are off and statements get
+unique names (SQLAlchemy's asyncpg "Prepared Statement Name with PGBouncer" recipe). A SQLite file
 runs in write-ahead-log mode, where readers never wait for the writer, and every
 connection waits up to `SQLITE_BUSY_TIMEOUT_MS` for the write lock instead of failing with
 "database is locked" when several answers record their keys' health at once.
@@ -20,26 +28,69 @@ from __future__ import annotations
 import errno
 import socket
 import sqlite3
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, async_sessionmaker, create_async_engine
+
+if TYPE_CHECKING:
+    from bot.settings import Settings
 
 DEFAULT_POOL_SIZE = 10
 SQLITE_BUSY_TIMEOUT_MS = 15_000
 ANSWERS_PER_CONNECTION = 20
 MIN_POOL_SIZE, MAX_POOL_SIZE = 5, 50
 POOL_TIMEOUT_SECONDS = 30.0
+# Kept plus burst connections of all processes together, by default: PostgreSQL's default
+# max_connections of 100, less room for psql, backups and other clients.
+CONNECTIONS_ACROSS_PROCESSES = 80
+MIN_SHARED_POOL_SIZE = 2
 
 
-def pool_size_for(max_concurrent_answers: int, configured: int | None = None) -> int:
-    """The operator's DATABASE_POOL_SIZE, else one connection per twenty admitted answers."""
+def pool_size_for(max_concurrent_answers: int, configured: int | None = None, processes: int | None = None) -> int:
+    """The operator's DATABASE_POOL_SIZE, else one connection per twenty admitted answers,
+    divided among `processes` so that all their pools (kept and burst) stay within
+    CONNECTIONS_ACROSS_PROCESSES."""
     if configured is not None:
         return configured
-    return max(MIN_POOL_SIZE, min(MAX_POOL_SIZE, -(-max_concurrent_answers // ANSWERS_PER_CONNECTION)))
+    size = max(MIN_POOL_SIZE, min(MAX_POOL_SIZE, -(-max_concurrent_answers // ANSWERS_PER_CONNECTION)))
+    if processes:
+        size = min(size, max(MIN_SHARED_POOL_SIZE, CONNECTIONS_ACROSS_PROCESSES // (2 * processes)))
+    return size
+
+
+def engine_for(settings: Settings) -> AsyncEngine:
+    """The bot's engine as the operator set it up: the pool sized by `pool_size_for`, PgBouncer's
+    transaction mode respected."""
+    size = pool_size_for(settings.MAX_CONCURRENT_ANSWERS, settings.DATABASE_POOL_SIZE, settings.SHARD_PROCESSES)
+    return create_engine(settings.DATABASE_URL, pool_size=size, pgbouncer=settings.DATABASE_PGBOUNCER)
+
+
+def connections_warning(settings: Settings, max_connections: int) -> str | None:
+    """One line when every process's pool at its fullest (kept + as many again in a burst,
+    times SHARD_PROCESSES) could exceed the server's `max_connections`, naming what to change."""
+    pool = pool_size_for(settings.MAX_CONCURRENT_ANSWERS, settings.DATABASE_POOL_SIZE, settings.SHARD_PROCESSES)
+    processes = settings.SHARD_PROCESSES or 1
+    total = 2 * pool * processes
+    if total <= max_connections:
+        return None
+    return (f"Database connections: {processes} process(es) × (pool {pool} + {pool} in a burst) = {total} may "
+            f"open, more than PostgreSQL's max_connections={max_connections}: lower DATABASE_POOL_SIZE (or "
+            "SHARD_PROCESSES), raise max_connections, or put PgBouncer in front (DATABASE_PGBOUNCER=true).")
+
+
+async def check_connections(engine: AsyncEngine, settings: Settings) -> str | None:
+    """`connections_warning` against the server's own max_connections; None on SQLite and
+    behind PgBouncer (whose pool, not the bot's, is what the server sees)."""
+    if engine.dialect.name != "postgresql" or settings.DATABASE_PGBOUNCER:
+        return None
+    async with engine.connect() as conn:
+        limit = int((await conn.exec_driver_sql("SHOW max_connections")).scalar_one())
+    return connections_warning(settings, limit)
 
 
 def _is_sqlite_file(url: URL) -> bool:
@@ -72,15 +123,22 @@ def _sqlite_engine(url: URL, pool: dict[str, Any]) -> AsyncEngine:
     return engine
 
 
+def pgbouncer_connect_args() -> dict[str, Any]:
+    """What asyncpg and SQLAlchemy's asyncpg dialect need behind PgBouncer in transaction
+    mode: no statement cache in either, and a statement name no other client reuses."""
+    return {"statement_cache_size": 0, "prepared_statement_cache_size": 0,
+            "prepared_statement_name_func": lambda: f"__asyncpg_{uuid.uuid4()}__"}
+
+
 def create_engine(database_url: str, *, pool_size: int = DEFAULT_POOL_SIZE, max_overflow: int | None = None,
-                  pool_timeout: float = POOL_TIMEOUT_SECONDS) -> AsyncEngine:
+                  pool_timeout: float = POOL_TIMEOUT_SECONDS, pgbouncer: bool = False) -> AsyncEngine:
     """The engine for `database_url`, its pool keeping `pool_size` connections and
     opening `max_overflow` more in a burst (as many again when None; see above)."""
     url = make_url(database_url)
     pool = _pool_options(pool_size, max_overflow, pool_timeout)
     if url.drivername.startswith("sqlite"):
         return _sqlite_engine(url, pool)
-    connect_args = {}
+    connect_args: dict[str, Any] = pgbouncer_connect_args() if pgbouncer else {}
     if "search_path" in url.query:
         connect_args["server_settings"] = {"search_path": str(url.query["search_path"])}
         url = url.difference_update_query(["search_path"])
