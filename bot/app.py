@@ -10,10 +10,11 @@ from discord.ext import commands
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot import migrate
-from bot.db.engine import create_engine, pool_size_for
+from bot.db.engine import engine_for
 from bot.edge.budget import budget_from_settings
 from bot.load.answers import RunningAnswers
 from bot.load.config_cache import ConfigCache
+from bot.load.identify import IdentifyGate, read_max_concurrency
 from bot.load.observability import Observability, discord_http_trace
 from bot.load.turn_queue import TurnQueue
 from bot.load.write_behind import WriteBehind
@@ -86,8 +87,13 @@ class LLMBot(commands.AutoShardedBot):
             **kwargs,
         )
         self.settings: Settings = settings
-        self.engine: AsyncEngine = engine or create_engine(
-            settings.DATABASE_URL, pool_size=pool_size_for(settings.MAX_CONCURRENT_ANSWERS, settings.DATABASE_POOL_SIZE))
+        self.engine: AsyncEngine = engine or engine_for(settings)
+        # On PostgreSQL every process's shards identify in turn per bucket (bot.load.identify);
+        # a SQLite file serves one process, where discord.py's own spacing is enough.
+        self.identify_gate: IdentifyGate | None = (
+            IdentifyGate(self.engine, processes=settings.SHARD_PROCESSES or 1)
+            if self.engine.dialect.name == "postgresql" else None)
+        self.identify_concurrency: int | None = None  # max_concurrency, read at the first identify
         # Configuration read once per change (`bot.load.config_cache`); its sessions are the bot's.
         self.config = ConfigCache(self.engine, settings)
         self.sessions: async_sessionmaker[AsyncSession] = self.config.sessions
@@ -107,6 +113,15 @@ class LLMBot(commands.AutoShardedBot):
         """No prefix commands: discord.py's default would run one for every mention (its
         built-in help answered even where the bot must stay silent). Questions are the
         chat cog's listener; slash commands arrive as interactions."""
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        """Wait for this shard's identify turn across processes (PostgreSQL), or discord.py's 5 s."""
+        if self.identify_gate is None:
+            await super().before_identify_hook(shard_id, initial=initial)
+            return
+        if self.identify_concurrency is None:
+            self.identify_concurrency = await read_max_concurrency(self)
+        await self.identify_gate.wait_turn(shard_id or 0, max_concurrency=self.identify_concurrency, initial=initial)
 
     async def setup_hook(self) -> None:
         if self.observability is not None:  # first: /healthz says 503 while migrations run

@@ -456,3 +456,16 @@ class ConfigClock(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     value: Mapped[int] = mapped_column(BigInteger)
+
+
+# ---- identify turns ------------------------------------------------------------------
+class IdentifyTurn(Base):
+    """When a shard of any process last identified in one of Discord's identify buckets
+    (`shard_id % max_concurrency`), by the database's clock; read and written under that
+    bucket's advisory lock, so processes starting together identify 5 s apart per bucket
+    (`bot.load.identify`). Used on PostgreSQL only: a SQLite file serves one process."""
+
+    __tablename__ = "identify_turns"
+
+    bucket: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    identified_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
