@@ -15,7 +15,9 @@ The same trace applies the global budget (`bot/edge/budget.py`): aiohttp awaits
 (`ClientSession._request`), and discord.py sends every REST call of the bot through the
 one session it builds with this trace (`HTTPClient.static_login`), so each request waits
 there for its slot, with the priority its caller set, and an interim edit the budget
-refuses raises `BudgetBusy` out of discord.py before it leaves.
+refuses raises `BudgetBusy` out of discord.py before it leaves. Its end (the answer's
+headers, or a failure) settles the request with the budget, which behind a shared REST
+proxy reads the proxy's queue from the answer times (`ProxyBudget`).
 """
 
 from __future__ import annotations
@@ -145,18 +147,19 @@ def discord_http_trace(budget: GlobalBudget | None = None) -> aiohttp.TraceConfi
         if priority.name.lower() in DISCORD_BUDGET_PRIORITIES:
             DISCORD_BUDGET_WAIT.labels(priority.name.lower()).observe(departure.waited)
 
-    def settle(context: Any) -> None:
-        """The request is back: its slot counts from now (`GlobalBudget.settle`)."""
+    def settle(context: Any, *, answered: bool) -> None:
+        """The request is back: its slot counts from now (`GlobalBudget.settle`); only an
+        answered one tells a proxy's queue by its answer time (`ProxyBudget`)."""
         departure = getattr(context, "departure", None)
         if budget is not None and departure is not None:
             context.departure = None
-            budget.settle(departure)
+            budget.settle(departure, answered=answered)
 
     async def on_request_exception(_session: Any, context: Any, _params: Any) -> None:
-        settle(context)
+        settle(context, answered=False)
 
     async def on_request_end(_session: Any, context: Any, params: aiohttp.TraceRequestEndParams) -> None:
-        settle(context)
+        settle(context, answered=True)
         kind = request_kind(params.method, params.url.path)
         status = params.response.status
         response_arrived(status)
