@@ -19,6 +19,11 @@ known interaction only (`accept_unknown_interactions`), types 4/5 (a message, ep
 with flag 64: kept apart from the channel's visible messages), 6/7 (acknowledge / update
 the message the pressed component is on), 8 and 9. `press(message_id, custom_id)` presses
 a button that is on a message now.
+
+Shards (`fake_discord_shards`): `FakeDiscord(shards=3, max_concurrency=1)` routes each
+guild's events only to the session of the guild's shard (Discord's formula), reports the
+shards on `/gateway/bot`, answers identifies of one bucket closer than 5 s with
+INVALID_SESSION and records every identify (`identifies`, `invalid_sessions`).
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ from tests.support.fake_discord_components import (
     invalid_form_body,
     nest,
 )
+from tests.support.fake_discord_shards import FakeShards
 from tests.support.fake_discord_threads import FakeThreads
 
 BOT_TOKEN = "fake-token-123"
@@ -183,11 +189,14 @@ class Fault:
     times: int
 
 
-class FakeDiscord(FakeThreads):
-    """`async with FakeDiscord() as fake:`; the bot talks to `fake.api_url` / `fake.gateway_url`."""
+class FakeDiscord(FakeThreads, FakeShards):
+    """`async with FakeDiscord() as fake:`; the bot talks to `fake.api_url` / `fake.gateway_url`.
+
+    `shards`, `max_concurrency` and `identify_interval`: see `fake_discord_shards`."""
 
     def __init__(self, *, message_limit: int = 5, message_window: float = 5.0,
-                 global_limit: int | None = 50, heartbeat_interval: int = 41250) -> None:
+                 global_limit: int | None = 50, heartbeat_interval: int = 41250, shards: int = 1,
+                 max_concurrency: int = 1, identify_interval: float | None = None) -> None:
         self.message_limit = message_limit
         self.message_window = message_window
         self.global_limit = global_limit
@@ -237,6 +246,7 @@ class FakeDiscord(FakeThreads):
         self.downloads: list[str] = []
         self._sockets: list[web.WebSocketResponse] = []
         self._init_threads()
+        self._init_shards(shards, max_concurrency, identify_interval)
         self._seq = 0
         self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None
@@ -367,15 +377,23 @@ class FakeDiscord(FakeThreads):
                 elif op == 2 and self.identify_close_code is not None:
                     await ws.close(code=self.identify_close_code, message=b"Disallowed intent(s).")
                 elif op == 2:
-                    ready = self._ready()
-                    ready["shard"] = payload["d"].get("shard") or [0, 1]
+                    session = await self._identify(ws, payload["d"])
+                    if session is None:
+                        continue
+                    guilds = self.guild_ids_on(session.shard_id, session.shard_count)
+                    ready = self._ready(guilds, session.session_id)
+                    ready["shard"] = [session.shard_id, session.shard_count]
                     await self._send(ws, "READY", ready)
-                    await self._send(ws, "GUILD_CREATE", self.guild_payload())
+                    for guild_id in guilds:
+                        await self._send(ws, "GUILD_CREATE", self.payload_of_guild(guild_id))
                     self.identified.set()
+                    await self._notify()
                 elif op == 6:
+                    self._resume(ws, payload["d"] or {})
                     await self._send(ws, "RESUMED", {})
         finally:
             self._sockets.remove(ws)
+            self._closed(ws)
         return ws
 
     async def _send(self, ws: web.WebSocketResponse, event: str, data: dict[str, Any]) -> None:
@@ -383,19 +401,20 @@ class FakeDiscord(FakeThreads):
         await ws.send_str(json.dumps({"op": 0, "t": event, "s": self._seq, "d": data}))
 
     async def dispatch(self, event: str, data: dict[str, Any]) -> None:
-        """Send a gateway dispatch to every connected client (an interaction is remembered)."""
+        """Send a gateway dispatch to every session that should get it: the session of the
+        guild's shard, or shard 0's for an event without a guild (an interaction is remembered)."""
         if event == "INTERACTION_CREATE":
             self._remember_interaction(data)
-        for ws in list(self._sockets):
+        for ws in self._targets(data):
             await self._send(ws, event, data)
 
-    def _ready(self) -> dict[str, Any]:
-        return {"v": 10, "user": self.bot_user, "guilds": [{"id": self.guild_id, "unavailable": True}],
-                "session_id": "fake-session", "resume_gateway_url": self.gateway_url,
+    def _ready(self, guild_ids: list[str], session_id: str) -> dict[str, Any]:
+        return {"v": 10, "user": self.bot_user, "guilds": [{"id": g, "unavailable": True} for g in guild_ids],
+                "session_id": session_id, "resume_gateway_url": self.gateway_url,
                 "application": {"id": self.application_id, "flags": 0}, "private_channels": []}
 
-    def _channel(self, cid: str, name: str, position: int) -> dict[str, Any]:
-        return {"id": cid, "type": 0, "guild_id": self.guild_id, "name": name, "position": position,
+    def _channel(self, cid: str, name: str, position: int, guild_id: str | None = None) -> dict[str, Any]:
+        return {"id": cid, "type": 0, "guild_id": guild_id or self.guild_id, "name": name, "position": position,
                 "permission_overwrites": self.channel_overwrites.get(cid, []), "nsfw": False, "parent_id": None}
 
     def guild_payload(self) -> dict[str, Any]:
@@ -447,7 +466,7 @@ class FakeDiscord(FakeThreads):
             data["referenced_message"] = self.message_payload(self.messages[reply_to])
         data["mentions"] = [self.bot_user] if mention_bot else []
         if not dm:
-            data["guild_id"] = self.guild_id
+            data["guild_id"] = self.guild_of_channel(cid) or self.guild_id
             data["member"] = self._member(author)
         await self.dispatch("MESSAGE_CREATE", data)
         return stored
@@ -476,9 +495,14 @@ class FakeDiscord(FakeThreads):
     async def send_interaction(self, *, name: str | None = None, options: list[dict[str, Any]] | None = None,
                                modal_custom_id: str | None = None, modal_values: dict[str, str] | None = None,
                                permissions: str = "0", locale: str = "en-US",
-                               user: dict[str, Any] | None = None) -> dict[str, Any]:
-        """INTERACTION_CREATE: a slash command (type 2) or, with `modal_custom_id`, a modal submit (type 5)."""
+                               user: dict[str, Any] | None = None, channel_id: str | None = None,
+                               resolved: dict[str, Any] | None = None) -> dict[str, Any]:
+        """INTERACTION_CREATE: a slash command (type 2) or, with `modal_custom_id`, a modal submit
+        (type 5), in `channel_id` (default: the main guild's general channel) and its guild;
+        `resolved`: the objects a command's options name (channels, users), as Discord sends them."""
         user = user or self.member_user
+        cid = channel_id or self.channel_id
+        guild_id = self.guild_of_channel(cid) or self.guild_id
         if modal_custom_id is not None:
             rows = [{"type": 1, "components": [{"type": 4, "custom_id": k, "value": v}]}
                     for k, v in (modal_values or {}).items()]
@@ -488,14 +512,16 @@ class FakeDiscord(FakeThreads):
             itype = 2
             data = {"id": command["id"] if command else snowflake(), "name": name, "type": 1,
                     "options": options or []}
+            if resolved is not None:
+                data["resolved"] = resolved
         payload = {
             "id": snowflake(), "application_id": self.application_id, "type": itype,
             "token": f"itoken-{snowflake()}", "version": 1, "data": data,
-            "attachment_size_limit": 10 * 1024 * 1024, "guild_id": self.guild_id,
-            "channel_id": self.channel_id, "channel": self._channel(self.channel_id, "general", 0),
+            "attachment_size_limit": 10 * 1024 * 1024, "guild_id": guild_id,
+            "channel_id": cid, "channel": self._channel_object(cid),
             "member": self._member(user, permissions), "locale": locale, "guild_locale": "en-US",
             "app_permissions": "2248473465835073", "entitlements": [],
-            "authorizing_integration_owners": {"0": self.guild_id}, "context": 0,
+            "authorizing_integration_owners": {"0": guild_id}, "context": 0,
         }
         await self.dispatch("INTERACTION_CREATE", payload)
         return payload
@@ -514,6 +540,8 @@ class FakeDiscord(FakeThreads):
         """The channel object an interaction in `cid` carries (a thread's, a text channel's)."""
         if cid in self.threads:
             return self.threads[cid]
+        if (other := self.guild_channel(cid)) is not None:
+            return other
         named = {self.channel_id: ("general", 0), self.thought_channel_id: ("thought-log", 1),
                  **{c: (f"load-{i}", 2 + i) for i, c in enumerate(self.crowd_channels)}}
         name, position = named.get(cid, ("channel", 0))
@@ -548,9 +576,10 @@ class FakeDiscord(FakeThreads):
             payload.update(user=user, context=1, channel={"id": cid, "type": 1, "recipients": [user]},
                            authorizing_integration_owners={"1": user["id"]})
         else:
-            payload.update(guild_id=self.guild_id, guild_locale="en-US", context=0,
+            guild_id = self.guild_of_channel(cid) or self.guild_id
+            payload.update(guild_id=guild_id, guild_locale="en-US", context=0,
                            channel=self._channel_object(cid), member=self._member(user, permissions),
-                           authorizing_integration_owners={"0": self.guild_id})
+                           authorizing_integration_owners={"0": guild_id})
         await self.dispatch("INTERACTION_CREATE", payload)
         return payload
 
@@ -702,9 +731,7 @@ class FakeDiscord(FakeThreads):
                          "bot_public": True, "bot_require_code_grant": False, "owner": self.owner,
                          "verify_key": "00", "flags": 0}
         if method == "GET" and path in ("/gateway/bot", "/gateway"):
-            return 200, {"url": self.gateway_url, "shards": 1,
-                         "session_start_limit": {"total": 1000, "remaining": 999, "reset_after": 0,
-                                                 "max_concurrency": 1}}
+            return 200, self.gateway_bot_payload(self.gateway_url)
         if m := re.fullmatch(r"/applications/(\d+)(?:/guilds/(\d+))?/commands", path):
             if method == "PUT":
                 scope = m.group(2) or "global"
