@@ -96,6 +96,9 @@ def refuse_contradictions(settings: Settings) -> None:
     if settings.DATABASE_PGBOUNCER and not settings.DATABASE_URL.startswith("postgresql"):
         raise SettingsError("Invalid setting DATABASE_PGBOUNCER: PgBouncer stands before PostgreSQL; "
                             "DATABASE_URL is not a postgresql+asyncpg:// URL")
+    if settings.DISCORD_REST_PROXY and not settings.DISCORD_API_BASE_URL:
+        raise SettingsError("Invalid setting DISCORD_REST_PROXY: it says a shared REST proxy holds Discord's limit; "
+                            "set DISCORD_API_BASE_URL to the proxy's address (e.g. http://rest-proxy:8080/api/v10)")
     if settings.DISCORD_GLOBAL_RATE == 0 and not settings.DISCORD_API_BASE_URL:
         raise SettingsError("Invalid setting DISCORD_GLOBAL_RATE: 0 (no budget of the bot's own) is only for a "
                             "shared REST proxy set in DISCORD_API_BASE_URL; real Discord needs it (default 50)")

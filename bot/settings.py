@@ -186,6 +186,9 @@ class Settings(BaseSettings):
     # unless Discord raised it); processes splitting the shards share it by their shards.
     # 0: no budget here, because DISCORD_API_BASE_URL is a shared REST proxy that enforces it.
     DISCORD_GLOBAL_RATE: int = Field(default=50, ge=0, le=10_000)
+    # DISCORD_API_BASE_URL is a shared REST proxy that holds the token's limit for every
+    # process: each keeps its priorities as a soft budget at the whole rate (`ProxyBudget`).
+    DISCORD_REST_PROXY: bool = False
     # Bounds of one answer (a hostile or broken endpoint cannot hold a reply open or flood a channel).
     MAX_OUTPUT_TOKENS: int = Field(default=4096, ge=1, le=200_000)
     ANSWER_DEADLINE_SECONDS: float = Field(default=300.0, ge=5, le=3600)

@@ -436,7 +436,7 @@ def budget_from_settings(settings: Settings, clock: Clock | None = None) -> Glob
 
     With DISCORD_REST_PROXY the proxy holds the hard limit: a soft `ProxyBudget` at the
     whole rate instead of the process's share (DISCORD_GLOBAL_RATE=0 still lifts it)."""
-    if getattr(settings, "DISCORD_REST_PROXY", False) and settings.DISCORD_GLOBAL_RATE > 0:
+    if settings.DISCORD_REST_PROXY and settings.DISCORD_GLOBAL_RATE > 0:
         if not settings.DISCORD_API_BASE_URL:
             log.warning("DISCORD_REST_PROXY=true without DISCORD_API_BASE_URL: requests go to Discord "
                         "itself, and each process may use the whole DISCORD_GLOBAL_RATE")

@@ -181,7 +181,7 @@ async def test_the_soft_budget_still_puts_urgent_work_first() -> None:
 
 def settings(**values: Any) -> Any:
     base = {"DISCORD_GLOBAL_RATE": 50, "SHARD_COUNT": 4, "SHARD_IDS": [0],
-            "DISCORD_API_BASE_URL": "http://rest-proxy:8080/api/v10"}
+            "DISCORD_API_BASE_URL": "http://rest-proxy:8080/api/v10", "DISCORD_REST_PROXY": False}
     return SimpleNamespace(**{**base, **values})
 
 

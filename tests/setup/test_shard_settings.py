@@ -78,6 +78,7 @@ def test_a_contradiction_is_one_line_naming_the_setting(host: pytest.MonkeyPatch
 @pytest.mark.parametrize(("env", "named", "says"), [
     *REFUSALS,
     ({"DATABASE_PGBOUNCER": "true"}, "DATABASE_PGBOUNCER", "not a postgresql+asyncpg:// URL"),
+    ({"DISCORD_REST_PROXY": "true", "DISCORD_API_BASE_URL": ""}, "DISCORD_REST_PROXY", "set DISCORD_API_BASE_URL"),
 ])
 def test_python_m_bot_stops_on_it_in_one_line(tmp_path: Path, env: dict[str, str], named: str, says: str) -> None:
     # Were the settings accepted, the bot would go on to this closed port and fail differently.
