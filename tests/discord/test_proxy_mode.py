@@ -15,14 +15,8 @@ from typing import Any
 import discord
 import pytest
 
-from bot.edge.budget import (
-    BudgetBusy,
-    GlobalBudget,
-    Priority,
-    ProxyBudget,
-    ProxyPressure,
-    budget_from_settings,
-)
+from bot.edge.budget import BudgetBusy, GlobalBudget, Priority, ProxyBudget, budget_from_settings
+from bot.edge.proxy_pressure import ProxyPressure
 from bot.edge.sink import DiscordMessageSink
 from bot.load.observability import discord_http_trace
 from stream.buffer import STREAMING_INDICATOR, MessageDelivery
