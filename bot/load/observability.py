@@ -61,6 +61,8 @@ class Observed(Protocol):
     engine: AsyncEngine
     answers: RunningAnswers
     shards: Mapping[int, Any]
+    shard_ids: list[int] | None
+    shard_count: int | None
 
     def is_closed(self) -> bool: ...
 
@@ -74,10 +76,13 @@ LAG_INTERVAL = 0.25  # seconds between the loop-lag monitor's sleeps
 
 # ---- readiness -------------------------------------------------------------------------------
 def gateway_connected(bot: Observed) -> bool:
-    """Logged in, ready, and every shard's websocket of this process open."""
+    """Logged in, ready, and every shard this process runs connected: each of its shard ids
+    has a session, and none of their websockets is closed (a shard reconnecting is not)."""
     if bot.is_closed() or not bot.is_ready():
         return False
-    return all(not shard.is_closed() for shard in bot.shards.values())
+    expected = set(bot.shard_ids or range(bot.shard_count or 1))
+    shards = bot.shards
+    return expected <= set(shards) and all(not shard.is_closed() for shard in shards.values())
 
 
 async def database_answers(bot: Observed) -> bool:

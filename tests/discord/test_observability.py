@@ -10,7 +10,7 @@ from pathlib import Path
 import aiohttp
 from prometheus_client.parser import text_string_to_metric_families
 
-from bot.load.observability import Observability, request_kind
+from bot.load.observability import Observability, gateway_connected, request_kind
 from tests.support.check_answers import delivered, plain_answer_messages
 from tests.support.data_openai import openai_stream
 from tests.support.drive_discord_client import llmbot_factory, running_bot
@@ -129,3 +129,33 @@ def test_request_kinds_are_a_closed_vocabulary():
     assert request_kind("POST", "/api/v10/channels/123/typing") == "typing"
     assert request_kind("POST", "/api/v10/interactions/1/tok/callback") == "interaction"
     assert request_kind("GET", "/api/v10/users/@me") == "other"
+
+
+class _Shard:
+    def __init__(self, closed: bool = False) -> None:
+        self.closed = closed
+
+    def is_closed(self) -> bool:
+        return self.closed
+
+
+class _Sharded:
+    """What /healthz reads of a bot running some shards."""
+
+    def __init__(self, shard_ids: list[int] | None, shard_count: int | None, shards: dict[int, _Shard]) -> None:
+        self.shard_ids, self.shard_count, self.shards = shard_ids, shard_count, shards
+
+    def is_closed(self) -> bool:
+        return False
+
+    def is_ready(self) -> bool:
+        return True
+
+
+def test_healthz_wants_every_shard_of_the_process_connected() -> None:
+    assert gateway_connected(_Sharded([0, 2], 3, {0: _Shard(), 2: _Shard()}))
+    assert not gateway_connected(_Sharded([0, 2], 3, {0: _Shard()}))  # shard 2 not connected yet
+    assert not gateway_connected(_Sharded([0, 2], 3, {0: _Shard(), 2: _Shard(closed=True)}))  # reconnecting
+    assert gateway_connected(_Sharded(None, 2, {0: _Shard(), 1: _Shard()}))  # every shard in one process
+    assert not gateway_connected(_Sharded(None, 2, {0: _Shard()}))
+    assert gateway_connected(_Sharded(None, None, {0: _Shard()}))
