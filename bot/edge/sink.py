@@ -63,6 +63,7 @@ TYPING_REFRESH = 8.0  # seconds; Discord shows the indicator for about 10
 _EDIT_ROUTE = "PATCH /channels/{channel_id}/messages/{message_id}"
 _SEND_ROUTE = "POST /channels/{channel_id}/messages"
 _UNCHANGED: dict[str, Any] = {}  # no `view` argument: Discord keeps the message's buttons
+_UNKNOWN = object()  # a message this sink has not set buttons on (an old part being reused)
 
 
 @contextlib.contextmanager
@@ -102,6 +103,7 @@ class DiscordMessageSink:
         self.reply_to = reply_to
         self.client = client
         self.controls = controls
+        self._views: dict[int, Any] = {}  # message id -> the buttons it shows (the answer's few messages)
         self._shows_typing = typing
         self._priority = Priority.URGENT if typing else Priority.ROUTINE
         self._first_timed = not typing  # an answer's sink times its first message once
@@ -169,15 +171,23 @@ class DiscordMessageSink:
         return {"view": None}
 
     async def send(self, content: str, *, reply: bool = False) -> SentMessage:
-        return await self._post(reply, content=content, **self._buttons(content))
+        buttons = self._buttons(content)
+        sent = await self._post(reply, content=content, **buttons)
+        if buttons:
+            self._views[sent.id] = buttons["view"]
+        return sent
 
     async def edit(self, message: SentMessage, content: str) -> None:
         priority = Priority.INTERIM if is_interim() else self._priority
         buttons = self._buttons(content)
+        if buttons and self._views.get(message.id, _UNKNOWN) is buttons["view"]:
+            buttons = _UNCHANGED  # the message shows these buttons already: an interim edit carries text only
         with request_priority(priority), sink_errors(editing=True):
             # Back once Discord took it, not after discord.py's hold on an emptied bucket.
             await until_answered(self._partial(message).edit(content=content, allowed_mentions=NO_MENTIONS,
                                                              **buttons))
+        if buttons:
+            self._views[message.id] = buttons["view"]
         self._stop_typing()  # an answer regenerated into its old messages shows text by editing them
 
     async def delete(self, message: SentMessage) -> None:
