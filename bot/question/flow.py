@@ -141,8 +141,8 @@ class Answering:
         """The question `message` asks, or None when it does not address the bot (a
         member's message in a bot thread addresses it while the server has threads on)."""
         me = self.services.client.user
-        if me is None or self.services.answers.closed:
-            return None
+        if me is None or self.services.answers.closed or message.author.bot:
+            return None  # a bot's message (the bot's own answers too) is never a question
         prompt = strip_bot_mention(message.content, me.id)
         server = await self._server(message)
         gap = server.listen_channels.get(message.channel.id) if server is not None and _for_listener(message) else None

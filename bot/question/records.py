@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 def kept_reasoning(result: StreamResult, locale: str | None, bound: int) -> str | None:
     """The reasoning the Reasoning button shows (as the thought log words it), at most
     `bound` characters (its end: the conclusion matters most); None when there is none."""
+    if not result.thoughts and not result.captured_blocks:
+        return None
     labels = ThoughtLogLabels.translated(lambda key: t(key, locale))
     text = reasoning_text(result.thoughts, result.captured_blocks, labels)
     if not text:
