@@ -39,7 +39,6 @@ import discord
 
 from bot.edge.controls import AnswerControls
 from bot.edge.sink import DiscordMessageSink
-from bot.links import LinkPolicy
 from bot.load.answers import RunningAnswer
 from bot.load.bookkeeping import AnswerFactsWrite, AnswerWrite
 from bot.load.config_cache import ServerConfig
@@ -62,7 +61,14 @@ from bot.question.history import (
     listen_history,
     say_left_out,
 )
-from bot.question.records import answer_facts
+from bot.question.reach import (
+    answer_search,
+    answer_tools,
+    count_native_searches,
+    link_policy,
+    server_limits,
+)
+from bot.question.records import answer_facts, continued_answer
 from bot.question.thought_log import (
     Reasoning,
     configured_channel_id,
@@ -72,20 +78,14 @@ from bot.question.thought_log import (
 from bot.question.threads import AnswerPlace, ThreadOpener, in_thread_of_bot, threads_on
 from bot.repo.conversation import DEFAULT_HISTORY_MESSAGES
 from bot.repo.usage import Limits
-from bot.repo.web_search import DEFAULT_MAX_SEARCHES
-from bot.tools import ToolContext, ToolLoop
 from bot.turn import Credentials, TurnContext, TurnOutcome, TurnRoute, run_generation_turn
 from bot.turn.context import answer_limits, endpoint_policy
 from bot.turn.notices import blocked_key
-from bot.turn.search import AnswerSearch
 from bot.usage.limits import (
     LIMITED_LEG,
     LimitFacts,
     LimitReached,
     admit,
-    count_searches,
-    may_search,
-    searches_left,
 )
 from bot.usage.record import record_usage
 from providers.i18n import t
@@ -271,8 +271,8 @@ class Answering:
 
     async def _server_may_pay(self, question: Question, route: TurnRoute, answer: RunningAnswer) -> bool:
         """Count one server-paid answer; False (the member told, throttled) at a limit."""
-        settings, server = self.services.settings, question.config.server
-        facts = LimitFacts(question.where.guild_id, question.asker_id, server.limits if server else Limits(),
+        settings = self.services.settings
+        facts = LimitFacts(question.where.guild_id, question.asker_id, server_limits(question),
                            Limits(settings.DEFAULT_MESSAGES_PER_HOUR, settings.DEFAULT_TOKENS_PER_DAY))
         counted = await admit(self.services.sessions, facts, route.operator_default)
         if counted.hit is not None:
@@ -316,10 +316,10 @@ class Answering:
                                        controls=AnswerControls(question.asker_id, question.message.id, question.locale))
         again = question.again
         sink = ReusingSink(on_screen, again.parts) if again is not None and again.kind == "regenerate" else on_screen
-        search = self._search(question, admitted.route)
+        search = answer_search(question, admitted.route, self.services)
         ctx = self._turn_context(question, prepared, admitted, sink)
         ctx.search = search
-        tools = self._tools(question, search)
+        tools = answer_tools(question, search, self.services)
         try:
             outcome = await run_generation_turn(ctx, prepared.request, admitted.credentials, tools, admitted.route)
         finally:
@@ -329,32 +329,7 @@ class Answering:
             gone = tuple(part.id for part in sink.leftover())
             await sink.remove_leftover()
         await self._keep_books(question, admitted, prepared, ctx, outcome, gone)
-        if search is not None and search.native_searches and outcome.credential_source is not None:
-            server = question.config.server  # the provider's own searches count in the member's day
-            await count_searches(self.services.sessions, question.where.guild_id, question.asker_id,
-                                 server.limits if server is not None else Limits(), outcome.credential_source,
-                                 search.native_searches)
-
-    def _search(self, question: Question, route: TurnRoute) -> AnswerSearch | None:
-        """The answer's web search: on where the server turned it on, or on the operator's
-        default route with WEB_SEARCH; None: no search of any kind."""
-        settings, server = self.services.settings, question.config.server
-        if not ((server is not None and server.web_search) or (route.operator_default and settings.WEB_SEARCH)):
-            return None
-        sessions, guild_id, asker = self.services.sessions, question.where.guild_id, question.asker_id
-        limits = server.limits if server is not None else Limits()
-        return AnswerSearch(server.max_searches if server is not None else DEFAULT_MAX_SEARCHES,
-                            allowed=lambda paid_by: may_search(sessions, guild_id, asker, limits, paid_by),
-                            left=lambda paid_by: searches_left(sessions, guild_id, asker, limits, paid_by))
-
-    def _tools(self, question: Question, search: AnswerSearch | None) -> ToolLoop:
-        """The tools of the answer: with `web_search` when it may search and the operator
-        named a search service (a native route drops it per attempt)."""
-        services, message = self.services, question.message
-        if search is None or services.search_tools is None:
-            return ToolLoop(services.tools, ToolContext(message.channel, message.author))
-        return ToolLoop(services.search_tools, ToolContext(message.channel, message.author, search_log=search.log,
-                                                           may_search=search.may_search))
+        await count_native_searches(question, self.services, search, outcome.credential_source)
 
     # ---- 4. prepare ----------------------------------------------------------------------
     async def _prepare(self, question: Question, answer: RunningAnswer) -> Prepared:
@@ -363,22 +338,15 @@ class Answering:
         history = await self._history(question, recall)
         me = services.client.user
         request = await build_request(question, history, services.settings.MAX_OUTPUT_TOKENS,
-                                      me.display_name if me is not None else "the bot", self._links(question))
+                                      me.display_name if me is not None else "the bot",
+                                      link_policy(question, services.settings))
         again = question.again
         if again is not None and again.kind == "continue":  # the answer so far, for the model to carry on
             request = replace(request, messages=[*request.messages,
                                                  Message("assistant", again.text, partial_answer=True)])
         place = await self._place(question)
         answer.channel_id = place.channel_id
-        return Prepared(place, history, request, await _continues(question, recall))
-
-    def _links(self, question: Question) -> LinkPolicy | None:
-        """How the question's links are read: None when the operator (READ_LINKS) or the
-        server (`/settings read-links`) turned it off."""
-        settings, server = self.services.settings, question.config.server
-        if not settings.READ_LINKS or (server is not None and not server.read_links):
-            return None
-        return LinkPolicy(allow_private=settings.LINKS_ALLOW_PRIVATE)
+        return Prepared(place, history, request, await continued_answer(question, recall))
 
     async def _history(self, question: Question, recall: Recall) -> History:
         """What the question continues (up to the batch's first message): a listen channel's
@@ -463,18 +431,6 @@ class Answering:
             reasoning = Reasoning(result.thoughts, result.captured_blocks, provider, result.serving_provider,
                                   result.thoughts_cut, result.searches)
             await post_thought_log(client, question.message.channel, channel_id, reasoning, ctx.locale)
-
-
-async def _continues(question: Question, recall: Recall) -> int | None:
-    """The earlier answer (its first part) the question replied to, if it replied to one:
-    that answer's buttons no longer change it once this one exists."""
-    if question.again is not None:
-        return question.again.facts.continues_id
-    reference = question.first_message.reference
-    if reference is None or reference.message_id is None:
-        return None
-    answer = await recall.answer_holding(reference.message_id)
-    return answer.message_ids[0] if answer is not None and answer.message_ids else None
 
 
 def _for_listener(message: discord.Message) -> bool:

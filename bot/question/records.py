@@ -1,13 +1,16 @@
 """What an answer leaves for its buttons: who asked, the question's messages, the answer
 it continued, the finish reason and the reasoning (`bot.repo.answer_records.AnswerFacts`).
 
-Pure: built from the question and the turn's result after the answer is on screen.
+Built from the question and the turn's result after the answer is on screen; only which
+earlier answer the question replied to is looked up (this process first, then the
+database).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from bot.question.history import Recall
 from bot.repo.answer_records import AnswerFacts
 from bot.repo.conversation import RecordedAnswer
 from providers.i18n import t
@@ -37,3 +40,15 @@ def answer_facts(question: Question, record: RecordedAnswer, continues_id: int |
     return AnswerFacts(record.message_ids[0], record.channel_id, question.where.guild_id, question.asker_id,
                        question.message_ids, continues_id, result.finish_reason if result is not None else None,
                        reasoning)
+
+
+async def continued_answer(question: Question, recall: Recall) -> int | None:
+    """The earlier answer (its first part) the question replied to, if it replied to one:
+    that answer's buttons no longer change it once this one exists."""
+    if question.again is not None:
+        return question.again.facts.continues_id
+    reference = question.first_message.reference
+    if reference is None or reference.message_id is None:
+        return None
+    answer = await recall.answer_holding(reference.message_id)
+    return answer.message_ids[0] if answer is not None and answer.message_ids else None
