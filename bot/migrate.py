@@ -135,6 +135,10 @@ async def ensure_schema(engine: AsyncEngine) -> None:
         user = await conn.scalar(text("SELECT current_user"))
         quoted = '"' + schema.replace('"', '""') + '"'
         try:
+            # Processes starting together take turns: PostgreSQL answers a second concurrent
+            # CREATE SCHEMA IF NOT EXISTS with a unique violation, not with "it exists".
+            await conn.execute(text("SELECT pg_advisory_xact_lock(:cls, hashtext(:schema))"),
+                               {"cls": ADVISORY_LOCK_CLASS, "schema": schema})
             await conn.execute(text(f"CREATE SCHEMA IF NOT EXISTS {quoted}"))
             await conn.commit()
         except Exception as exc:

@@ -6,6 +6,7 @@ import asyncio
 import os
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -103,6 +104,30 @@ async def test_shards_migrating_at_once_all_succeed(engine, tmp_path):
         assert "server_api_keys" in await _tables(engine)
     finally:
         await engine.dispose()
+
+
+async def test_processes_creating_a_missing_schema_at_once_all_succeed(engine):
+    """Shard processes started together on a schema that does not exist yet: one creates
+    it, the others wait for its commit and find it (PostgreSQL refuses a second concurrent
+    CREATE SCHEMA IF NOT EXISTS with a unique violation unless they take turns)."""
+    if engine.dialect.name != "postgresql":
+        pytest.skip("search_path is a PostgreSQL setting")
+    schema = f"t_race_{uuid.uuid4().hex[:10]}"
+    engines = [create_engine(f"{POSTGRES_URL}?search_path={schema}") for _ in range(6)]
+    try:
+        for _ in range(3):
+            await asyncio.gather(*(migrate.ensure_schema(e) for e in engines))
+            async with engine.begin() as conn:
+                assert await conn.scalar(text("SELECT count(*) FROM pg_namespace WHERE nspname = :s"),
+                                         {"s": schema}) == 1
+                await conn.execute(text(f'DROP SCHEMA "{schema}"'))
+            for each in engines:
+                await each.dispose()  # a pooled connection would keep the dropped schema's state
+    finally:
+        for each in engines:
+            await each.dispose()
+        async with engine.begin() as conn:
+            await conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
 
 
 async def test_search_path_in_the_url_selects_the_schema(engine):
