@@ -24,7 +24,8 @@ bucket would let a full bucket and its refill land in the same second.
 Behind a shared REST proxy (`DISCORD_REST_PROXY`, nirn-proxy and the like: it holds the
 token's hard global limit for every process and queues what is over it) a process keeps
 the same priorities as a soft limit, `ProxyBudget`: up to the whole rate, not a share,
-and interim edits are refused while `ProxyPressure` sees the proxy queueing our requests.
+for all but interim edits; those stay within the process's share and are refused while
+`ProxyPressure` sees the proxy queueing our requests.
 
 Why not a library: aiolimiter (a leaky bucket) has no priorities, no "refuse instead of
 wait" for one class, and reads the loop's clock, so it cannot run on the virtual clock
@@ -113,6 +114,18 @@ class Departure:
     waited: float = 0.0
 
 
+def window_of(rate: float) -> tuple[int, float]:
+    """(requests, seconds) of the sliding window for `rate` requests per second: at least
+    one second (Discord's window); slower rates get one request per longer window."""
+    capacity = max(1, math.floor(rate * WINDOW_SECONDS))
+    return capacity, max(WINDOW_SECONDS, capacity / rate)
+
+
+def interim_capacity(capacity: int) -> int:
+    """The window's slots interim edits may use: the rest are kept for urgent work."""
+    return max(1, capacity - max(1, round(capacity * URGENT_SHARE)))
+
+
 class GlobalBudget:
     """A sliding window of `capacity` requests per `window` seconds, shared by every task.
 
@@ -124,11 +137,9 @@ class GlobalBudget:
     def __init__(self, rate: float, *, clock: Clock | None = None, margin: float = SAFETY_MARGIN) -> None:
         if rate <= 0:
             raise ValueError("rate must be positive (no budget at all is `None`)")
-        # At least one second (Discord's window); slower rates get one request per longer window.
-        self.capacity = max(1, math.floor(rate * WINDOW_SECONDS))
-        self.window = max(WINDOW_SECONDS, self.capacity / rate)
+        self.capacity, self.window = window_of(rate)
         self.span = self.window + margin
-        self.interim_capacity = max(1, self.capacity - max(1, round(self.capacity * URGENT_SHARE)))
+        self.interim_capacity = interim_capacity(self.capacity)
         self._clock: Clock = clock or MonotonicClock()
         self._log = SlidingLog(self.span)
         self._waiters: list[_Waiter] = []
@@ -230,24 +241,35 @@ class ProxyBudget(GlobalBudget):
     """A process's budget behind a shared REST proxy (`DISCORD_REST_PROXY`).
 
     The proxy holds the token's hard limit for every process, so this one is soft: the
-    whole rate (`DISCORD_GLOBAL_RATE`, not this process's share), with the priorities of
-    `GlobalBudget` (urgent first, interim edits never queued). On top of it, while
-    `pressure` sees the proxy queueing, interim edits are refused (`BudgetBusy`, hinted
-    with the queue's delay, at most `MAX_HINT`): they would only lengthen the queue that
-    finals wait in, and a newer text follows anyway.
+    whole rate (`DISCORD_GLOBAL_RATE`, not this process's share) for first messages, finals
+    and routine requests, urgent first as in `GlobalBudget`. Interim edits never queue and
+    are held twice more:
+    - to this process's `share` of the rate (the static split, less the slots kept for
+      urgent work): the processes do not see each other, and their answers tick together
+      (a wave of questions starts together), so at the whole rate each they could send a
+      burst of interim edits that alone fills the token's second and queues the finals
+      asked just after behind it; at their shares, their interim edits together stay under
+      the token's rate;
+    - while `pressure` sees the proxy queueing (first messages and finals of every process
+      together over the rate), they are refused (`BudgetBusy`, hinted with the queue's
+      delay, at most `MAX_HINT`): they would only lengthen the queue that finals wait in,
+      and a newer text follows anyway.
 
-    Why it cannot starve finals: the signal is read by `try_interim` alone. Urgent and
-    routine requests never consult it; they wait only for the soft window at the whole
-    rate, which frees a slot within a window, and then go to the proxy, which holds them
-    until the token may send (it never drops them). Refusing interim edits only shortens
-    the queue ahead of them.
+    Why it cannot starve finals: the signal and the share are read by `try_interim` alone.
+    Urgent and routine requests never consult them; they wait only for the soft window at
+    the whole rate, which frees a slot within a window, and then go to the proxy, which
+    holds them until the token may send (it never drops them). Refusing interim edits only
+    shortens the queue ahead of them.
     """
 
-    def __init__(self, rate: float, *, clock: Clock | None = None, margin: float = SAFETY_MARGIN,
-                 pressure: ProxyPressure | None = None) -> None:
+    def __init__(self, rate: float, *, share: float | None = None, clock: Clock | None = None,
+                 margin: float = SAFETY_MARGIN, pressure: ProxyPressure | None = None) -> None:
         super().__init__(rate, clock=clock, margin=margin)
         self.pressure = pressure or ProxyPressure()
         self.refused = 0  # interim edits refused because the proxy was queueing
+        own, own_window = window_of(min(share, rate) if share else rate)
+        self.interim_share = min(self.interim_capacity, interim_capacity(own))  # per window of the share
+        self._interims = SlidingLog(own_window + margin)  # interim edits let go, against the share
 
     def try_interim(self) -> Departure:
         now = self._clock.now()
@@ -255,7 +277,12 @@ class ProxyBudget(GlobalBudget):
             self.refused += 1
             slot = self.window / self.capacity
             raise BudgetBusy(min(MAX_HINT, max(slot, self.pressure.queue_delay(now))))
-        return super().try_interim()
+        delay = self._interims.free_in(now, self.interim_share) or 0.0
+        if delay > 0:
+            raise BudgetBusy(delay)
+        departure = super().try_interim()
+        self._interims.add(departure.at)
+        return departure
 
     async def acquire(self, priority: Priority) -> Departure:
         departure = await super().acquire(priority)
@@ -300,12 +327,13 @@ def budget_from_settings(settings: Settings, clock: Clock | None = None) -> Glob
     """The process's budget from DISCORD_GLOBAL_RATE and the shard split (None: lifted).
 
     With DISCORD_REST_PROXY the proxy holds the hard limit: a soft `ProxyBudget` at the
-    whole rate instead of the process's share (DISCORD_GLOBAL_RATE=0 still lifts it)."""
+    whole rate, interim edits at the process's share (DISCORD_GLOBAL_RATE=0 still lifts it)."""
     if settings.DISCORD_REST_PROXY and settings.DISCORD_GLOBAL_RATE > 0:
         if not settings.DISCORD_API_BASE_URL:
             log.warning("DISCORD_REST_PROXY=true without DISCORD_API_BASE_URL: requests go to Discord "
                         "itself, and each process may use the whole DISCORD_GLOBAL_RATE")
-        return ProxyBudget(float(settings.DISCORD_GLOBAL_RATE), clock=clock)
+        share = process_rate(settings.DISCORD_GLOBAL_RATE, settings.SHARD_COUNT, settings.SHARD_IDS)
+        return ProxyBudget(float(settings.DISCORD_GLOBAL_RATE), share=share, clock=clock)
     rate = process_rate(settings.DISCORD_GLOBAL_RATE, settings.SHARD_COUNT, settings.SHARD_IDS)
     if rate is None:
         if not settings.DISCORD_API_BASE_URL:

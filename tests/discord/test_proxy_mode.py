@@ -173,6 +173,31 @@ async def test_the_soft_budget_still_puts_urgent_work_first() -> None:
     assert order == ["final", "routine"]
 
 
+async def test_interim_edits_stay_within_the_process_share_while_the_rest_may_use_the_whole_rate() -> None:
+    """Three processes' answers tick together: at their shares (the static split, less the
+    urgent slots) their interim edits together stay under the token's rate."""
+    clock = VirtualClock()
+    budget = ProxyBudget(10, share=10 / 3, clock=clock)  # 3 slots a second, 1 kept for urgent work
+    assert (budget.capacity, budget.interim_share) == (10, 2)
+
+    async def scenario() -> tuple[int, float, int]:
+        let_go = 0
+        for _ in range(5):  # five answers ask their interim edits at one instant
+            with contextlib.suppress(BudgetBusy):
+                budget.try_interim()
+                let_go += 1
+        with pytest.raises(BudgetBusy) as busy:
+            budget.try_interim()
+        urgent = [await budget.acquire(Priority.URGENT) for _ in range(8)]  # the whole rate is left for them
+        await clock.sleep(busy.value.retry_after)
+        budget.try_interim()  # the share's window moved on
+        return let_go, busy.value.retry_after, sum(d.waited == 0 for d in urgent)
+
+    let_go, hint, urgent_at_once = await clock.run(scenario())
+    assert let_go == 2 and 1.0 <= hint <= 1.2 and urgent_at_once == 8
+    assert budget.refused == 0  # refused by the share, not by the signal
+
+
 def settings(**values: Any) -> Any:
     base = {"DISCORD_GLOBAL_RATE": 50, "SHARD_COUNT": 4, "SHARD_IDS": [0],
             "DISCORD_API_BASE_URL": "http://rest-proxy:8080/api/v10", "DISCORD_REST_PROXY": False}
@@ -182,6 +207,7 @@ def settings(**values: Any) -> Any:
 def test_behind_a_proxy_each_process_may_use_the_whole_rate() -> None:
     proxied = budget_from_settings(settings(DISCORD_REST_PROXY=True))
     assert isinstance(proxied, ProxyBudget) and proxied.capacity == 50  # not the shard's 12
+    assert proxied.interim_share == 10  # interim edits: the shard's 12, less 2 kept for urgent work
     shared = budget_from_settings(settings())  # no proxy: the static share
     assert type(shared) is GlobalBudget and shared.capacity == 12
     assert budget_from_settings(settings(DISCORD_REST_PROXY=True, DISCORD_GLOBAL_RATE=0)) is None

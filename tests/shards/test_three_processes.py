@@ -20,30 +20,27 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
-import signal
-import sys
 import time
-import uuid
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import aiohttp
-import pytest
 from cryptography.fernet import Fernet
-from sqlalchemy import text
 
-from bot.db.engine import create_engine
 from providers.i18n import t
-from tests.support.check_answers import INDICATOR
 from tests.support.data_errors import openai_error
 from tests.support.data_openai import openai_stream
 from tests.support.drive_commands import MANAGE_SERVER, CommandReply, modal_fields, opt, sub
-from tests.support.drive_discord_client import REPO_ROOT
-from tests.support.env_postgres import POSTGRES_URL, SKIP_REASON
-from tests.support.fake_discord_server import BOT_TOKEN, FakeDiscord, StoredMessage
+from tests.support.drive_shard_processes import (
+    ShardProcesses,
+    answered,
+    ask,
+    most_in_any_second,
+    postgres_database_url,
+    replies_to,
+    shard_processes,
+)
+from tests.support.fake_discord_server import BOT_TOKEN, FakeDiscord
 from tests.support.fake_provider_server import ProviderReplayServer, Reply, Trickle
 
 SHARDS = 3
@@ -112,96 +109,9 @@ async def test_the_fake_routes_each_guild_to_its_shard_and_spaces_identifies() -
 
 
 # ---- three processes ---------------------------------------------------------------------------
-@dataclass
-class ShardProcesses:
-    """The bot processes of one run (index i serves shard i) and their logs."""
-
-    fake: FakeDiscord
-    processes: list[asyncio.subprocess.Process]
-    logs: list[Path]
-
-    def log(self) -> str:
-        return "\n".join(f"--- process {i} ---\n{path.read_text(errors='replace')[-3000:]}"
-                         for i, path in enumerate(self.logs))
-
-    async def wait_for(self, predicate: Callable[[], bool], timeout: float = 20.0) -> None:
-        """Wait for fake-Discord state; fail at once, with the logs, if a process ended."""
-        watch = asyncio.ensure_future(asyncio.wait([asyncio.ensure_future(p.wait()) for p in self.processes],
-                                                   return_when=asyncio.FIRST_COMPLETED))
-        try:
-            await self.fake.wait_for(predicate, timeout, watch=watch)
-        except AssertionError as exc:
-            raise AssertionError(f"{exc}\n{self.log()}") from None
-        finally:
-            watch.cancel()
-
-
-def process_env(fake: FakeDiscord, index: int, workdir: Path, shared: dict[str, str]) -> dict[str, str]:
-    """Process `index` of SHARDS serves shard `index` (SHARD_PROCESSES/PROCESS_INDEX derive SHARD_IDS)."""
-    return {"PATH": os.environ.get("PATH", ""), "HOME": str(workdir), "PYTHONPATH": str(REPO_ROOT),
-            "DISCORD_TOKEN": BOT_TOKEN, "DISCORD_API_BASE_URL": fake.api_url, "DISCORD_GATEWAY_URL": fake.gateway_url,
-            "SHARD_COUNT": str(SHARDS), "SHARD_PROCESSES": str(SHARDS), "PROCESS_INDEX": str(index), **shared}
-
-
-@contextlib.asynccontextmanager
-async def shard_processes(fake: FakeDiscord, shared: dict[str, str], tmp_path: Path) -> AsyncIterator[ShardProcesses]:
-    """Start the processes at the same instant; SIGINT (a graceful close) to each on exit."""
-    processes, logs = [], []
-    for index in range(SHARDS):
-        workdir = tmp_path / f"process-{index}"
-        workdir.mkdir()
-        logs.append(workdir / "bot.log")
-        with logs[-1].open("wb") as log_file:
-            processes.append(await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "bot", cwd=workdir, env=process_env(fake, index, workdir, shared),
-                stdout=log_file, stderr=asyncio.subprocess.STDOUT))
-    try:
-        yield ShardProcesses(fake, processes, logs)
-    finally:
-        for process in processes:
-            if process.returncode is None:
-                process.send_signal(signal.SIGINT)
-        for process in processes:
-            try:
-                await asyncio.wait_for(process.wait(), 15)
-            except TimeoutError:
-                process.kill()
-                await process.wait()
-
-
-@contextlib.asynccontextmanager
-async def postgres_database_url() -> AsyncIterator[str]:
-    """A DATABASE_URL on a fresh schema of TEST_POSTGRES_URL (dropped afterwards)."""
-    if not POSTGRES_URL:
-        pytest.skip(SKIP_REASON)
-    schema = f"t_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(POSTGRES_URL)
-    try:
-        yield f"{POSTGRES_URL}?search_path={schema}"
-    finally:
-        async with admin.begin() as conn:
-            await conn.execute(text(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE'))
-        await admin.dispose()
-
-
-def replies_to(fake: FakeDiscord, question: StoredMessage) -> list[StoredMessage]:
-    return [m for m in fake.bot_messages() if not m.deleted
-            and (m.message_reference or {}).get("message_id") == question.id]
-
-
-def answered(fake: FakeDiscord, question: StoredMessage, expected: str) -> bool:
-    shown = [m.content for m in replies_to(fake, question)]
-    return bool(shown) and not any(INDICATOR in c for c in shown) and "".join(shown) == expected
-
-
 def keys_for(server: ProviderReplayServer, tag: str) -> list[str | None]:
     """The API keys of the provider requests one question made (by the tag in its text)."""
     return [r.api_key for r in server.requests if f"[{tag}]" in json.dumps((r.json or {}).get("messages", [])[-1:])]
-
-
-async def ask(fake: FakeDiscord, channel_id: str, tag: str, author: dict[str, Any] | None = None) -> StoredMessage:
-    return await fake.send_user_message(f"<@{fake.bot_user['id']}> [{tag}] a question", mention_bot=True,
-                                        channel_id=channel_id, author=author)
 
 
 async def slash(run: ShardProcesses, channel_id: str, name: str = "", *options: dict[str, Any],
@@ -235,16 +145,6 @@ async def slash(run: ShardProcesses, channel_id: str, name: str = "", *options: 
 async def settle(since: float) -> None:
     """Until CONFIG_POLL_SECONDS + 1 s after `since`: another process must have applied it."""
     await asyncio.sleep(max(0.0, since + POLL + 1.0 - time.monotonic()))
-
-
-def most_in_any_second(times: list[float]) -> int:
-    times = sorted(times)
-    best = start = 0
-    for end, at in enumerate(times):
-        while times[start] <= at - 1.0:
-            start += 1
-        best = max(best, end - start + 1)
-    return best
 
 
 async def test_three_processes_identify_in_turn_and_share_settings_and_the_global_limit(

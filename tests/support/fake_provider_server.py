@@ -14,6 +14,7 @@ import asyncio
 import json
 import random
 import string
+import time
 import zlib
 from collections import deque
 from dataclasses import dataclass, field, replace
@@ -164,6 +165,7 @@ class RecordedRequest:
     json: Any
     api_key: str | None
     text: str | None = None  # the trickled answer's text, when the reply was a trickle
+    ended: float | None = None  # time.monotonic() when the trickle's last byte was written
 
 
 def _api_key(request: web.Request) -> str | None:
@@ -263,6 +265,7 @@ class ProviderReplayServer:
                 await asyncio.sleep(delay)
             await response.write(event)
         await response.write_eof()
+        record.ended = time.monotonic()
 
     async def _write_body(self, request: web.Request, response: web.StreamResponse, reply: Reply) -> None:
         events = split_events(reply.body)

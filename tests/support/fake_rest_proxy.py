@@ -10,13 +10,14 @@ answered 429: the way a process sees the limit here is time. The limit is counte
 the fake Discord never sees more than `global_limit` in any second whatever the delays on
 the way: a request fills a slot while it is out and for a window after its answer came
 back (it reached Discord in between). `records` keeps, per request, when it arrived, when
-it left for Discord and when its answer was back.
+it left for Discord and when its answer was back, and the message text it carried.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import re
 import time
 from collections import deque
@@ -45,11 +46,23 @@ class ProxyRecord:
     left: float = 0.0  # when it left for Discord (after its wait in the queue)
     back: float = 0.0  # when Discord's answer was back
     status: int = 0
+    content: str | None = None  # the message text a JSON body carried (a send or an edit)
 
     @property
     def queued(self) -> float:
         """Seconds it waited inside the proxy."""
         return self.left - self.arrived
+
+
+def message_content(content_type: str, body: bytes) -> str | None:
+    """The `content` of a JSON request body, if it has one."""
+    if content_type != "application/json" or not body:
+        return None
+    with contextlib.suppress(ValueError):
+        data = json.loads(body)
+        if isinstance(data, dict) and isinstance(data.get("content"), str):
+            return data["content"]
+    return None
 
 
 class FakeRestProxy:
@@ -120,6 +133,7 @@ class FakeRestProxy:
         record = ProxyRecord(request.method, path, time.monotonic())
         self.records.append(record)
         body = await request.read()
+        record.content = message_content(request.content_type, body)
         counted = not EXEMPT.match(path)
         if counted:
             await self._admit()
