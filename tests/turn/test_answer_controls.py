@@ -8,8 +8,10 @@ Every test ends with no Discord 429 at all."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import statistics
 import time
+from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -32,6 +34,17 @@ MANAGE_MESSAGES = str(1 << 13)
 
 async def ask(fake: FakeDiscord, text: str, **options: Any) -> StoredMessage:
     return await fake.send_user_message(f"<@{fake.bot_user['id']}> {text}", mention_bot=True, **options)
+
+
+@contextlib.asynccontextmanager
+async def answering(fake: FakeDiscord, server: ProviderReplayServer,
+                    turn_bot: Callable[[], Any]) -> AsyncIterator[tuple[Any, Any]]:
+    """A new bot process running against the fake Discord, its server set up to answer
+    from the replay provider: (the bot, its run)."""
+    bot = turn_bot()
+    async with running_bot(fake, bot) as run:
+        await configure_server(bot, fake, server)
+        yield bot, run
 
 
 def button(fake: FakeDiscord, action: str, question: StoredMessage, asker: dict[str, Any] | None = None) -> str:
@@ -70,9 +83,7 @@ async def test_stop_button_ends_a_streaming_answer_only_for_the_asker_or_a_manag
         fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot) -> None:
     fake, server = fake_discord, provider_server
     server.reply(openai_stream("word " * 300, piece=5, event_delay=0.05))  # about 15 s of streaming
-    bot = turn_bot()
-    async with running_bot(fake, bot) as run:
-        await configure_server(bot, fake, server)
+    async with answering(fake, server, turn_bot) as (bot, run):
         question = await ask(fake, "talk for a while")
         stop = button(fake, "stop", question)
         await run.wait_for(lambda: carrying(fake, stop) is not None)
@@ -100,9 +111,7 @@ async def test_the_asker_stops_their_own_answer(
         fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot) -> None:
     fake, server = fake_discord, provider_server
     server.reply(openai_stream("word " * 300, piece=5, event_delay=0.05))
-    bot = turn_bot()
-    async with running_bot(fake, bot) as run:
-        await configure_server(bot, fake, server)
+    async with answering(fake, server, turn_bot) as (bot, run):
         question = await ask(fake, "talk for a while")
         stop = button(fake, "stop", question)
         await run.wait_for(lambda: carrying(fake, stop) is not None)
@@ -125,9 +134,7 @@ async def test_regenerate_edits_the_answer_in_place_and_a_reply_continues_the_ne
     first = ("Old paragraph. " * 90).strip()  # about 1,350 characters
     server.enqueue(openai_stream(first + "\n\n" + first, piece=200), openai_stream("The new version."),
                    openai_stream("Following up."))
-    bot = turn_bot()
-    async with running_bot(fake, bot) as run:
-        await configure_server(bot, fake, server)
+    async with answering(fake, server, turn_bot) as (bot, run):
         question = await ask(fake, "tell me twice")
         regen = button(fake, "regen", question)
         await run.wait_for(lambda: carrying(fake, regen) is not None)
@@ -156,9 +163,7 @@ async def test_continue_after_a_length_finish_appends_to_the_same_answer(
     fake, server = fake_discord, provider_server
     server.enqueue(Reply.sse(openai_events(["The list: one, two,"], finish="length")),
                    openai_stream(" three, four."))
-    bot = turn_bot()
-    async with running_bot(fake, bot) as run:
-        await configure_server(bot, fake, server)
+    async with answering(fake, server, turn_bot) as (bot, run):
         question = await ask(fake, "count")
         cont = button(fake, "cont", question)
         await run.wait_for(lambda: carrying(fake, cont) is not None)
@@ -180,9 +185,7 @@ async def test_reasoning_is_ephemeral_and_costs_no_global_slot(
         fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot) -> None:
     fake, server = fake_discord, provider_server
     server.reply(openai_stream("Forty-two.", reasoning=["Six times seven ", "is forty-two."]))
-    bot = turn_bot()
-    async with running_bot(fake, bot) as run:
-        await configure_server(bot, fake, server)
+    async with answering(fake, server, turn_bot) as (bot, run):
         question = await ask(fake, "six times seven?")
         why = button(fake, "why", question)
         await run.wait_for(lambda: carrying(fake, why) is not None)
@@ -200,9 +203,7 @@ async def test_a_press_after_a_restart_still_works(
         fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot) -> None:
     fake, server = fake_discord, provider_server
     server.enqueue(openai_stream("Before the restart."), openai_stream("After the restart."))
-    bot = turn_bot()
-    async with running_bot(fake, bot) as run:
-        await configure_server(bot, fake, server)
+    async with answering(fake, server, turn_bot) as (bot, run):
         question = await ask(fake, "anything")
         regen = button(fake, "regen", question)
         await run.wait_for(lambda: carrying(fake, regen) is not None)
@@ -223,9 +224,7 @@ async def test_three_quick_messages_are_one_question(
     request with the three texts in order, replying to the last; nothing else shown."""
     fake, server = fake_discord, provider_server
     server.reply(openai_stream("One answer to all three.", first_byte_delay=2.0))
-    bot = turn_bot()
-    async with running_bot(fake, bot) as run:
-        await configure_server(bot, fake, server)
+    async with answering(fake, server, turn_bot) as (bot, run):
         messages = []
         for text in ("first part", "second part", "third part"):
             messages.append(await ask(fake, text))
@@ -256,9 +255,7 @@ async def test_a_single_question_waits_for_nothing(
     """The first text of a lone question comes as fast with batching on (2 s) as off (0)."""
     fake, server = fake_discord, provider_server
     server.reply(openai_stream("Quick.", first_byte_delay=0.2))
-    bot = turn_bot()
-    async with running_bot(fake, bot) as run:
-        await configure_server(bot, fake, server)
+    async with answering(fake, server, turn_bot) as (bot, run):
         batched = [await first_text_seconds(fake, run, f"question {n}") for n in range(3)]
         async with bot.sessions() as session, session.begin():
             await set_batch_seconds(session, int(fake.guild_id), 0)
@@ -301,9 +298,7 @@ async def test_batch_seconds_and_listen_channels_are_commands(
     makes two quick messages two questions."""
     fake, server = fake_discord, provider_server
     server.reply(openai_stream("Answer.", first_byte_delay=1.0))
-    bot = turn_bot()
-    async with running_bot(fake, bot) as run:
-        await configure_server(bot, fake, server)
+    async with answering(fake, server, turn_bot) as (bot, run):
         await command(run, fake, "settings", sub("batch-seconds", opt("seconds", 0)))
         await ask(fake, "one")
         await asyncio.sleep(0.3)
@@ -321,9 +316,7 @@ async def test_a_message_after_the_answer_shows_interrupts_it_and_its_history_ho
     request's history holds the interrupted question and the partial answer."""
     fake, server = fake_discord, provider_server
     server.enqueue(openai_stream("Partial words " * 100, piece=14, event_delay=0.1), openai_stream("Second."))
-    bot = turn_bot()
-    async with running_bot(fake, bot) as run:
-        await configure_server(bot, fake, server)
+    async with answering(fake, server, turn_bot) as (bot, run):
         await ask(fake, "the first question")
         await run.wait_for(lambda: any("Partial words" in m.content for m in answer_parts(fake)))
         await asyncio.sleep(0.5)
@@ -340,9 +333,7 @@ async def test_an_answer_continued_by_a_newer_one_or_a_day_old_can_no_longer_cha
         fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot) -> None:
     fake, server = fake_discord, provider_server
     server.enqueue(openai_stream("First answer."), openai_stream("Second answer."))
-    bot = turn_bot()
-    async with running_bot(fake, bot) as run:
-        await configure_server(bot, fake, server)
+    async with answering(fake, server, turn_bot) as (bot, run):
         question = await ask(fake, "first")
         regen = button(fake, "regen", question)
         await run.wait_for(lambda: carrying(fake, regen) is not None)
@@ -370,9 +361,7 @@ async def test_long_reasoning_comes_as_a_file(
     fake, server = fake_discord, provider_server
     thinking = ["step by step " * 20] * 12  # about 3,100 characters
     server.reply(openai_stream("Done.", reasoning=thinking))
-    bot = turn_bot()
-    async with running_bot(fake, bot) as run:
-        await configure_server(bot, fake, server)
+    async with answering(fake, server, turn_bot) as (bot, run):
         question = await ask(fake, "think hard")
         why = button(fake, "why", question)
         await run.wait_for(lambda: carrying(fake, why) is not None)
@@ -390,9 +379,7 @@ async def test_what_arrives_while_a_listen_question_waits_for_the_gap_is_batched
     are one question; the member's first message had its own answer."""
     fake, server = fake_discord, provider_server
     server.reply(openai_stream("Noted."))
-    bot = turn_bot()
-    async with running_bot(fake, bot) as run:
-        await configure_server(bot, fake, server)
+    async with answering(fake, server, turn_bot) as (bot, run):
         async with bot.sessions() as session, session.begin():
             await set_listen_channel(session, int(fake.guild_id), int(fake.channel_id), 3.0)
             await set_batch_seconds(session, int(fake.guild_id), 0)
@@ -414,9 +401,7 @@ async def test_regenerate_counts_against_the_limits_like_any_answer(
         fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot) -> None:
     fake, server = fake_discord, provider_server
     server.reply(openai_stream("Counted once."))
-    bot = turn_bot()
-    async with running_bot(fake, bot) as run:
-        await configure_server(bot, fake, server)
+    async with answering(fake, server, turn_bot) as (bot, run):
         await command(run, fake, "limits", sub("set", opt("messages_per_hour", 1)))
         question = await ask(fake, "one question")
         regen = button(fake, "regen", question)
