@@ -10,7 +10,9 @@ is read once, at once, and kept until its settings change:
   acts on it after the commit);
 - a write by another process sharing the database (a shard) bumps the scope's stamp in
   the same transaction (`bot.repo.versions`); every `CONFIG_POLL_SECONDS` one query asks
-  for the stamps above the last one seen and drops those copies.
+  for the stamps above the last one seen and drops those copies. Every process pays that
+  query every second, so it goes on a bare connection, outside any transaction on
+  PostgreSQL (no BEGIN and ROLLBACK round trips), not through an ORM session.
 
 What is kept is what the database holds at rest: keys stay encrypted (the vault opens
 one when a turn leases it) and nothing here is logged. A key's rest set by a failure
@@ -45,7 +47,7 @@ from bot.repo.personal import PersonalEntry, effective_personal_entry, members_w
 from bot.repo.read_links import read_links_of
 from bot.repo.routes import ServerFacts, server_facts
 from bot.repo.usage import Limits, get_limits
-from bot.repo.versions import BUMPED, changed_since, latest_stamp
+from bot.repo.versions import BUMPED, Change, changed_since, latest_stamp
 from bot.repo.web_search import DEFAULT_MAX_SEARCHES, web_search_of
 from bot.settings import Settings
 
@@ -152,6 +154,7 @@ class ConfigCache:
 
     def __init__(self, engine: AsyncEngine, settings: Settings) -> None:
         self.settings = settings
+        self._engine = engine
         self.sessions = async_sessionmaker(engine, expire_on_commit=False, sync_session_class=StampedSession,
                                            info={CACHE_INFO: self})
         self._servers = Lru(MAX_SERVERS)
@@ -245,13 +248,13 @@ class ConfigCache:
 
         A scope's row holds its latest stamp only: when that stamp is one this process
         committed, the latest change is ours and was dropped at commit already."""
-        async with self.sessions() as session:
-            if self._seen is None:  # first poll: anything kept so far may predate it
+        if self._seen is None:  # first poll: anything kept so far may predate it
+            async with self.sessions() as session:
                 self._seen = await latest_stamp(session)  # before the members: a later write is polled
                 self._configured = await members_with_settings(session)
-                self.clear()
-                return 0
-            changes = await changed_since(session, self._seen)
+            self.clear()
+            return 0
+        changes = await self._changes_since(self._seen)
         dropped = 0
         for change in changes:
             self._seen = max(self._seen, change.version)
@@ -261,6 +264,13 @@ class ConfigCache:
             dropped += 1
         self._own = {stamp for stamp in self._own if stamp > self._seen}
         return dropped
+
+    async def _changes_since(self, stamp: int) -> list[Change]:
+        """The poll's one query: a single SELECT needs no transaction of its own."""
+        async with self._engine.connect() as connection:
+            if self._engine.dialect.name == "postgresql":
+                connection = await connection.execution_options(isolation_level="AUTOCOMMIT")
+            return await changed_since(connection, stamp)
 
     def committed_here(self, stamp: int) -> None:
         """A write of this process committed `stamp`: its poll need not drop it again."""

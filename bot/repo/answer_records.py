@@ -17,12 +17,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy import delete, exists, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import AnswerPart, AnswerRecord
-from bot.repo.common import insert_for
+from bot.repo.common import insert_for, kept_statement
 from bot.repo.conversation import RecordedAnswer
 from providers.types import Source
 
@@ -85,10 +86,13 @@ async def record_answer_facts(session: AsyncSession, answers: Sequence[AnswerFac
     the first version)."""
     rows = list({facts.first_message_id: _row(facts) for facts in answers}.values())  # the last word per answer
     if rows:
-        stmt = insert_for(session, AnswerRecord.__table__)
-        stmt = stmt.on_conflict_do_update(index_elements=["first_message_id"],
-                                          set_={column: stmt.excluded[column] for column in _REWRITTEN})
-        await session.execute(stmt, rows)
+        await session.execute(kept_statement(session, "answer_records", _records_upsert), rows)
+
+
+def _records_upsert(session: AsyncSession) -> Any:
+    stmt = insert_for(session, AnswerRecord.__table__)
+    return stmt.on_conflict_do_update(index_elements=["first_message_id"],
+                                      set_={column: stmt.excluded[column] for column in _REWRITTEN})
 
 
 async def answer_facts(session: AsyncSession, record: RecordedAnswer, asker_id: int,

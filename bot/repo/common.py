@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import functools
 import unicodedata
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from datetime import UTC, datetime
-from typing import ParamSpec, TypeVar
+from typing import Any, ParamSpec, TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -59,6 +59,21 @@ def insert_for(session: AsyncSession, table):
     """An INSERT that can say ON CONFLICT DO NOTHING on both supported databases."""
     dialect = session.get_bind().dialect.name
     return (pg_insert if dialect == "postgresql" else sqlite_insert)(table)
+
+
+_STATEMENTS: dict[tuple[str, Hashable], Any] = {}
+
+
+def kept_statement(session: AsyncSession, name: Hashable, build: Callable[[AsyncSession], Any]) -> Any:
+    """The statement `build` makes for this session's database, built once per dialect and
+    reused with new parameters: the bookkeeping writes run several times a second per
+    process, and building an upsert (and its cache key) anew each time cost more than
+    sending it."""
+    key = (session.get_bind().dialect.name, name)
+    stmt = _STATEMENTS.get(key)
+    if stmt is None:
+        stmt = _STATEMENTS[key] = build(session)
+    return stmt
 
 
 async def ensure_server(session: AsyncSession, guild_id: int) -> None:

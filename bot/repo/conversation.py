@@ -13,12 +13,13 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import AnswerPart, ConversationSettings
-from bot.repo.common import RepositoryError, ensure_server, insert_for
+from bot.repo.common import RepositoryError, ensure_server, insert_for, kept_statement
 from bot.repo.versions import config_write
 
 DEFAULT_HISTORY_MESSAGES = 10
@@ -44,8 +45,11 @@ async def record_answers(session: AsyncSession, answers: Sequence[RecordedAnswer
              "channel_id": answer.channel_id, "position": position}
             for answer in answers for position, mid in enumerate(answer.message_ids)]
     if rows:
-        stmt = insert_for(session, AnswerPart.__table__)
-        await session.execute(stmt.on_conflict_do_nothing(index_elements=["message_id"]), rows)
+        await session.execute(kept_statement(session, "answer_parts", _parts_insert), rows)
+
+
+def _parts_insert(session: AsyncSession) -> Any:
+    return insert_for(session, AnswerPart.__table__).on_conflict_do_nothing(index_elements=["message_id"])
 
 
 async def answer_of(session: AsyncSession, message_id: int) -> RecordedAnswer | None:

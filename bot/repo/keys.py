@@ -14,9 +14,9 @@ import hmac
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import Integer, bindparam, delete, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import EnvironmentKeyHealth, PersonalConfig, ServerApiKey
@@ -26,6 +26,7 @@ from bot.repo.common import (
     conflicts_as,
     has_control,
     insert_for,
+    kept_statement,
     lock_server,
     refuse_control,
 )
@@ -302,13 +303,30 @@ _OWNERS = {"server": ("server", ServerApiKey.guild_id), "personal": ("member", P
 
 
 async def record_key_success(session: AsyncSession, ref: KeyRef, now: datetime, count: int = 1) -> None:
-    """`count` answers succeeded with the key, the last at `now`; a rest ends early."""
+    """`count` answers succeeded with the key, the last at `now`; a rest ends early. One
+    statement, built once (each batch of bookkeeping writes one per key in use)."""
     if ref.kind == "keyless":
         return  # no key, no health
-    model, where = await _health_target(session, ref)
-    await session.execute(update(model).where(where).values(
-        successes=model.successes + count, last_used_at=now, cooling_down_until=None,
-    ).execution_options(synchronize_session=False))
+    stmt = kept_statement(session, ("key_success", ref.kind), lambda s: _success_statement(s, ref.kind))
+    await session.execute(stmt, {"ident": ref.ident, "count": count, "now": now})
+
+
+def _success_statement(session: AsyncSession, kind: KeyKind) -> Any:
+    """Add `:count` successes to the key `:ident` at `:now` and end its rest: a stored key's
+    row is updated; an environment key's row is made by the first success (an upsert)."""
+    if kind == "environment":
+        table = EnvironmentKeyHealth.__table__
+        stmt = insert_for(session, table).values(
+            fingerprint=bindparam("ident", type_=table.c.fingerprint.type),
+            successes=bindparam("count", type_=Integer), errors=0,
+            last_used_at=bindparam("now", type_=table.c.last_used_at.type), cooling_down_until=None)
+        return stmt.on_conflict_do_update(index_elements=["fingerprint"], set_={
+            "successes": table.c.successes + stmt.excluded.successes,
+            "last_used_at": stmt.excluded.last_used_at, "cooling_down_until": None})
+    table = (ServerApiKey if kind == "server" else PersonalConfig).__table__
+    return update(table).where(table.c.id == bindparam("ident")).values(
+        successes=table.c.successes + bindparam("count", type_=Integer),
+        last_used_at=bindparam("now", type_=table.c.last_used_at.type), cooling_down_until=None)
 
 
 async def record_key_failure(

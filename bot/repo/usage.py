@@ -16,7 +16,7 @@ from sqlalchemy import Integer, and_, cast, func, select, text, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models import MessageHour, ModelPrice, UsageDay, UsageLimits
-from bot.repo.common import RepositoryError, ensure_server, insert_for
+from bot.repo.common import RepositoryError, ensure_server, insert_for, kept_statement
 from bot.repo.servers import check_model
 from bot.repo.versions import config_write
 from bot.usage.tokens import TokenCounts
@@ -110,11 +110,7 @@ async def add_usages(session: AsyncSession, adds: Sequence[UsageAdd]) -> None:
 def _usage_upsert(session: AsyncSession, in_dm: bool) -> Any:
     """The statement for one conflict target, built once per database dialect: building it
     (the `excluded` alias copies every column) cost more than sending it."""
-    key = (session.get_bind().dialect.name, in_dm)
-    stmt = _UPSERTS.get(key)
-    if stmt is None:
-        stmt = _UPSERTS[key] = _build_usage_upsert(session, in_dm)
-    return stmt
+    return kept_statement(session, ("usage_day", in_dm), lambda s: _build_usage_upsert(s, in_dm))
 
 
 def _build_usage_upsert(session: AsyncSession, in_dm: bool) -> Any:
@@ -127,9 +123,6 @@ def _build_usage_upsert(session: AsyncSession, in_dm: bool) -> Any:
     table = UsageDay.__table__.c
     added = {name: table[name] + getattr(stmt.excluded, name) for name in COUNTERS}
     return stmt.on_conflict_do_update(**target, set_=added)
-
-
-_UPSERTS: dict[tuple[str, bool], Any] = {}
 
 
 def _sums(*group: Any) -> Any:

@@ -22,8 +22,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal, ParamSpec, TypeVar
 
-from sqlalchemy import func, select, update
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy import Integer, bindparam, func, select, update
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from bot.db.models import ConfigClock, ConfigVersion
 from bot.repo.common import insert_for
@@ -72,11 +72,15 @@ async def latest_stamp(session: AsyncSession) -> int:
     return int(await session.scalar(select(func.max(ConfigVersion.version))) or 0)
 
 
-async def changed_since(session: AsyncSession, stamp: int, limit: int = 10_000) -> list[Change]:
+# Built once: every process asks it every CONFIG_POLL_SECONDS.
+_CHANGED_SINCE = (select(ConfigVersion.scope, ConfigVersion.scope_id, ConfigVersion.version)
+                  .where(ConfigVersion.version > bindparam("stamp")).order_by(ConfigVersion.version)
+                  .limit(bindparam("limit", type_=Integer)))
+
+
+async def changed_since(connection: AsyncSession | AsyncConnection, stamp: int, limit: int = 10_000) -> list[Change]:
     """Scopes stamped after `stamp`, oldest first (at most `limit`: poll again for more)."""
-    rows = await session.execute(select(ConfigVersion.scope, ConfigVersion.scope_id, ConfigVersion.version)
-                                 .where(ConfigVersion.version > stamp).order_by(ConfigVersion.version)
-                                 .limit(limit))
+    rows = await connection.execute(_CHANGED_SINCE, {"stamp": stamp, "limit": limit})
     return [Change(scope, scope_id, int(version)) for scope, scope_id, version in rows]
 
 

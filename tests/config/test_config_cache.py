@@ -9,8 +9,10 @@ import asyncio
 from datetime import UTC, datetime, timedelta
 
 from cryptography.fernet import Fernet
+from sqlalchemy import select
 
 from bot import repo
+from bot.db.models import GenerationParams
 from bot.load.config_cache import ConfigCache
 from bot.repo.keys import KeyRef
 from bot.repo.params import set_params
@@ -155,3 +157,23 @@ async def test_members_configured_before_the_first_poll_are_read(engine_factory)
     starting = ConfigCache(engine_factory(), settings)  # a process started after the write
     await starting.poll()
     assert (await starting.personal(ALICE, GUILD)).info.model == "gpt-earlier"
+
+
+async def test_a_poll_is_one_statement_and_leaves_the_pool_transactional(engine_factory):
+    """Every process polls every second: one SELECT on one checkout (on PostgreSQL outside
+    any transaction). The connection goes back to the pool as it was: a session's write on
+    it after the poll still rolls back."""
+    here, there = await two_processes(engine_factory)
+    engine = there.sessions.kw["bind"]
+    async with here.sessions() as session, session.begin():
+        await set_params(session, GUILD, temperature=0.5)
+    with counted(engine) as work:
+        assert await there.poll() == 1
+    assert work.checkouts == 1 and len(work.statements) == 1 and work.statements[0].startswith("SELECT")
+    assert (engine.pool.checkedout(), engine.pool.checkedin()) == (0, 1)  # the one connection, back
+    async with there.sessions() as session:
+        await set_params(session, GUILD, temperature=0.9)
+        await session.rollback()
+    async with there.sessions() as session:
+        stored = select(GenerationParams.temperature).where(GenerationParams.guild_id == GUILD)
+        assert await session.scalar(stored) == 0.5

@@ -9,8 +9,9 @@ from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
 from bot import repo
-from bot.db.models import PersonalConfig, ServerApiKey
+from bot.db.models import EnvironmentKeyHealth, PersonalConfig, ServerApiKey
 from bot.repo import KeyRef, ModelTarget, RepositoryError
+from bot.repo.common import as_utc
 from bot.settings import load_settings
 
 NOW = datetime(2026, 12, 2, 12, 0, tzinfo=UTC)
@@ -124,6 +125,32 @@ async def test_environment_keys_health_shared(sessions, vault):
         await repo.record_key_success(s, KeyRef("environment", leases[1].ref.ident), NOW)
         health = await repo.environment_key_health(s, secrets)
     assert [(h.errors, h.successes) for h in health] == [(1, 0), (0, 1)]
+
+
+async def test_a_success_adds_its_count_and_ends_the_rest_on_every_kind_of_key(sessions, vault):
+    """One statement per key kind: a stored key's row is updated, an environment key's row
+    is made by its first success; each adds its count, and the last success ends a rest."""
+    async with sessions() as s, s.begin():
+        server_key = await repo.add_server_key(s, vault, G1, "openai", "sk-srv-5555")
+        await repo.set_personal_key(s, vault, ALICE, G1, "sk-alice-6666")
+    async with sessions() as s:
+        personal_id = await s.scalar(select(PersonalConfig.id).where(PersonalConfig.user_id == ALICE))
+    refs = [KeyRef("server", server_key.id), KeyRef("personal", personal_id), KeyRef("environment", "fp-new")]
+    async with sessions() as s, s.begin():
+        for ref in refs:
+            await repo.record_key_failure(s, ref, "rate_limit", NOW, NOW + timedelta(minutes=5))
+            await repo.record_key_success(s, ref, NOW + timedelta(seconds=1), count=3)
+            await repo.record_key_success(s, ref, NOW + timedelta(seconds=2))
+        await repo.record_key_success(s, KeyRef("environment", "fp-first"), NOW)  # no row yet
+    async with sessions() as s:
+        rows = [await s.get(ServerApiKey, server_key.id), await s.get(PersonalConfig, personal_id),
+                await s.get(EnvironmentKeyHealth, "fp-new")]
+        first = await s.get(EnvironmentKeyHealth, "fp-first")
+    for row in rows:
+        assert (row.successes, row.errors, row.cooling_down_until) == (4, 1, None)
+        assert as_utc(row.last_used_at) == NOW + timedelta(seconds=2)
+    assert (first.successes, first.errors, first.cooling_down_until) == (1, 0, None)
+    assert as_utc(first.last_used_at) == NOW
 
 
 async def test_text_model_endpoint_capabilities_and_server_switches(sessions):

@@ -1,6 +1,7 @@
 """Batched bookkeeping writes on a real database: many writes in one transaction, writes
-of one row added up while they wait, a run of usage writes in one statement, a row the
-database refuses loses only itself (counted), and `close` writes what is left."""
+of one row added up while they wait, a run of usage writes in one statement, answers ending
+together two statements in all however their writes interleave, a row the database refuses
+loses only itself (counted), and `close` writes what is left."""
 
 from __future__ import annotations
 
@@ -65,7 +66,7 @@ async def test_writes_of_one_row_add_up_while_they_wait(engine) -> None:
     assert len(writes) == 2  # one key's health, one day row
     sent = statements(engine)
     assert await writes.close() == 0
-    assert sent.count("UPDATE") == 1 and sent.count("INSERT") == 2  # health row ensured, usage upsert
+    assert sent == ["INSERT", "INSERT"]  # the key's health and the day row: one upsert each
     async with sessions() as session:
         health = await session.get(EnvironmentKeyHealth, KEY.ident)
         row = (await session.scalars(select(UsageDay))).one()
@@ -142,3 +143,42 @@ async def test_answers_recorded_in_one_statement_each_part_leading_to_its_whole(
     async with sessions() as session:
         for answer in answers:
             assert await answer_of(session, answer.message_ids[-1]) == answer
+
+
+async def test_answers_ending_together_are_two_statements_whatever_the_interleaving(engine) -> None:
+    """Each answer queues its parts, then its usage: written family by family, the batch is
+    one statement of parts and one of usage, not two per answer."""
+    sessions = session_factory(engine)
+    writes = WriteBehind(sessions, interval=60)
+    answers = [RecordedAnswer(5000 + i, 7, (6000 + i,)) for i in range(20)]
+    for user, answer in enumerate(answers):
+        writes.put(KeySuccess(KEY, NOW))
+        writes.put(AnswerWrite(answer))
+        writes.put(usage(user))
+    sent = statements(engine)
+    assert await writes.close() == 0
+    assert sent == ["INSERT", "INSERT", "INSERT"]  # the key's health, the parts, the day rows
+    async with sessions() as session:
+        assert (await session.get(EnvironmentKeyHealth, KEY.ident)).successes == 20
+        assert await session.scalar(select(func.sum(UsageDay.messages))) == 20
+        for answer in answers:
+            assert await answer_of(session, answer.message_ids[0]) == answer
+
+
+async def test_a_success_after_a_failure_of_the_same_key_still_ends_its_rest(engine) -> None:
+    """Writes of one family keep their order: the later success is written after the
+    failure that set the rest, whatever other writes sit between them."""
+    sessions = session_factory(engine)
+    writes = WriteBehind(sessions, interval=60)
+    other = KeyRef("environment", "fp-two")
+    writes.put(KeySuccess(other, NOW))
+    writes.put(usage(1))
+    writes.put(KeyFailure(KEY, "rate_limited", NOW + timedelta(seconds=1), NOW + timedelta(minutes=5)))
+    writes.put(usage(2))
+    writes.put(KeySuccess(KEY, NOW + timedelta(seconds=2)))
+    assert await writes.close() == 0
+    async with sessions() as session:
+        health = await session.get(EnvironmentKeyHealth, KEY.ident)
+        assert (await session.get(EnvironmentKeyHealth, other.ident)).successes == 1
+    assert (health.successes, health.errors) == (1, 1)
+    assert health.cooling_down_until is None  # the success came last: the rest ended
