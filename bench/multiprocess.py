@@ -3,6 +3,7 @@
     python bench/multiprocess.py                      # 3 processes x 200 answers, 40 channels a guild
     python bench/multiprocess.py --processes 3 --answers 200 --channels 40 [--seconds 10]
     python bench/multiprocess.py --database-url postgresql+asyncpg://postgres@127.0.0.1:5432/test
+    python bench/multiprocess.py --profile out.pstats  # cProfile in every bot over the burst
 
 The same run as `bench/load.py`, split across processes: the sharded fake Discord (one
 shard per process, a guild on each shard, Discord's identify spacing and global limit of
@@ -27,7 +28,9 @@ guilds and their `--channels` channels. Measured as `bench/load.py` measures one
 - identifies: invalid sessions (none expected: the processes identify in turn) and the
   closest two identifies of one bucket.
 Figures go to bench/results.json under `multiprocess.<n>_processes_<answers>_answers.*`;
-the logs are kept at $TMPDIR/bench-multiprocess-<i>.log. Not run by the test suite.
+the logs are kept at $TMPDIR/bench-multiprocess-<i>.log. `--profile PATH` runs cProfile inside
+every bot over the burst (as `bench/load.py --profile`; each writes PATH.<i>) and prints the
+top costs of all of them together per chunk. Not run by the test suite.
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ from load import (  # noqa: E402
     log_figures,
     measure_floor,
     pinned,
+    profile_report,
     provider_process,
     report,
     rss_kib,
@@ -83,6 +87,7 @@ class Run:
     answers: int  # per process
     channels: int  # per guild (one guild per process's shard)
     trickle: Trickle
+    profile: Path | None = None  # cProfile each bot over the burst into <profile>.<index>
 
     @property
     def name(self) -> str:
@@ -125,7 +130,18 @@ def bot_env(fake: FakeDiscord, provider_url: str, database_url: str, key: str, w
     for name in ("PROVIDER_HTTP_TRANSPORT", "EVENT_LOOP"):  # let a bench run try the other choice
         if name in os.environ:
             env[name] = os.environ[name]
+    if run.profile is not None:
+        env["BOT_PROFILE_PATH"] = str(profile_path(run.profile, index))
     return env
+
+
+def profile_path(profile: Path, index: int) -> Path:
+    return profile.with_name(f"{profile.name}.{index}")
+
+
+def signal_all(processes: list[Any], signum: int) -> None:
+    for process in processes:
+        process.send_signal(signum)
 
 
 @contextlib.asynccontextmanager
@@ -238,11 +254,16 @@ async def drive(fake: FakeDiscord, processes: list[Any], run: Run, served: dict[
     await warm_up(fake, run)
     watch = Watch([p.pid for p in processes])
     idle = watch.peak_rss_kib = watch.rss()
+    if run.profile is not None:
+        signal_all(processes, signal.SIGUSR1)
     cpu_start, start = watch.cpu(), time.monotonic()
     questions = await burst(fake, run)
     await wait_for_answers(fake, questions, served, watch, run)
     end = watch.last_complete_at or time.monotonic()
     cpu = (watch.cpu_at_last_complete or watch.cpu()) - cpu_start
+    if run.profile is not None:
+        signal_all(processes, signal.SIGUSR2)
+        await asyncio.sleep(1.0)
     chunks = answer_figures(fake, questions, served, figures)
     discord_figures(fake, start, end, figures)
     figures["run_seconds"] = end - start
@@ -302,7 +323,7 @@ async def main(args: argparse.Namespace) -> int:
         print("multiprocess bench skipped: the shard processes share a PostgreSQL database; set "
               "TEST_POSTGRES_URL or pass --database-url")
         return 0
-    run = Run(args.processes, args.answers, args.channels, Trickle(seconds=args.seconds))
+    run = Run(args.processes, args.answers, args.channels, Trickle(seconds=args.seconds), args.profile)
     figures, errors = await run_bench(run, args.database_url)
     print(f"\n{run.processes} processes (one shard each, one PostgreSQL) x {run.answers} answers; "
           f"identifies {figures['identifies']:.0f}, invalid sessions {figures['invalid_sessions']:.0f}, "
@@ -312,7 +333,22 @@ async def main(args: argparse.Namespace) -> int:
     for key, value in figures.values.items():
         out.add(f"{run.name}.{key}", value)
     print(f"\nfigures written to {out.write(args.results)}")
+    if run.profile is not None:
+        merged = merge_profiles([profile_path(run.profile, i) for i in range(run.processes)], run.profile)
+        if merged is not None:
+            profile_report(merged, max(figures["chunks_delivered"], 1))
     return 0
+
+
+def merge_profiles(paths: list[Path], into: Path) -> Path | None:
+    """Every bot's pstats added up into `into` (None when no bot wrote one)."""
+    import pstats
+
+    found = [str(path) for path in paths if path.exists()]
+    if not found:
+        return None
+    pstats.Stats(*found).dump_stats(str(into))
+    return into
 
 
 if __name__ == "__main__":
@@ -324,6 +360,7 @@ if __name__ == "__main__":
     parser.add_argument("--database-url", default=os.environ.get("TEST_POSTGRES_URL"),
                         help="PostgreSQL for the processes (default: TEST_POSTGRES_URL)")
     parser.add_argument("--results", type=Path, default=RESULTS)
+    parser.add_argument("--profile", type=Path, help="cProfile every bot over the burst (PATH.<i>, merged into PATH)")
     args = parser.parse_args()
     import uvloop  # the fakes on the faster loop: their cost is not the bots'
 
