@@ -22,7 +22,8 @@ guilds and their `--channels` channels. Measured as `bench/load.py` measures one
 - CPU per delivered chunk: utime+stime of all the bot processes from the burst until the
   last answer completed, over the provider chunks delivered; against the floor measured
   in the same run (a bare aiohttp reader reading as many trickled streams in one pinned
-  process, before the bots and after them, the mean) and the ratio;
+  process, before the bots and after them, the mean) and the ratio; beside it, not as the
+  target, the floor of `--processes` bare readers splitting the streams at once;
 - memory per active answer (the processes' peak RSS minus their idle RSS, summed, over
   the answers), mention -> first message p50/p99, error lines in the logs;
 - identifies: invalid sessions (none expected: the processes identify in turn) and the
@@ -297,6 +298,7 @@ async def run_bench(run: Run, database_url: str) -> tuple[RunFigures, list[str]]
         # The floor before and after the bots: this machine's speed drifts within minutes.
         async with provider_process(run.trickle.seconds) as (url, _):
             floors = [await measure_floor(url, run.total)]
+            split = await measure_split_floor(url, run)
         key = Fernet.generate_key().decode()
         async with fresh_schema(database_url) as db, fake, provider_process(run.trickle.seconds) as (url, served):
             envs = [bot_env(fake, url, db, key, workdir, run, i) for i, workdir in enumerate(workdirs)]
@@ -315,7 +317,18 @@ async def run_bench(run: Run, database_url: str) -> tuple[RunFigures, list[str]]
     figures["floor_before_cpu_us_per_chunk"], figures["floor_after_cpu_us_per_chunk"] = before, after
     figures["floor_cpu_us_per_chunk"] = (before + after) / 2
     figures["cpu_ratio_to_floor"] = figures["cpu_us_per_chunk"] / max(figures["floor_cpu_us_per_chunk"], 1e-9)
+    figures["split_floor_cpu_us_per_chunk"] = split
+    figures["cpu_ratio_to_split_floor"] = figures["cpu_us_per_chunk"] / max(split, 1e-9)
     return figures, errors
+
+
+async def measure_split_floor(url: str, run: Run) -> float:
+    """CPU µs per chunk of as many bare readers as bot processes, each reading its share of
+    the streams at once on the same pinned cores: what merely reading the bytes costs when
+    the work is split over processes (each wakes its own loop for fewer chunks at a time).
+    Reported beside the one-process floor, which the target stays against."""
+    shares = await asyncio.gather(*(measure_floor(url, run.answers) for _ in range(run.processes)))
+    return sum(cpu for cpu, _ in shares) / max(sum(chunks for _, chunks in shares), 1) * 1e6
 
 
 async def main(args: argparse.Namespace) -> int:
@@ -329,6 +342,9 @@ async def main(args: argparse.Namespace) -> int:
           f"identifies {figures['identifies']:.0f}, invalid sessions {figures['invalid_sessions']:.0f}, "
           f"closest two in a bucket {figures['closest_identifies_s']:.2f} s apart")
     report(Scenario(run.total, run.channels * run.processes, trickle=run.trickle), figures, errors)
+    print(f"  against {run.processes} bare readers splitting the streams: floor "
+          f"{figures['split_floor_cpu_us_per_chunk']:.1f} µs, {figures['cpu_ratio_to_split_floor']:.2f}x "
+          f"(beside the target, which is against the one-process floor)")
     out = Figures("multiprocess")
     for key, value in figures.values.items():
         out.add(f"{run.name}.{key}", value)
