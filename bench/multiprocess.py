@@ -78,6 +78,7 @@ from load import (  # noqa: E402
 )
 
 from tests.support.check_answers import INDICATOR  # noqa: E402
+from tests.support.drive_shard_processes import stop_processes  # noqa: E402
 from tests.support.fake_discord_server import BOT_TOKEN, FakeDiscord  # noqa: E402
 from tests.support.fake_provider_server import Trickle  # noqa: E402
 
@@ -164,15 +165,7 @@ async def bot_processes(fake: FakeDiscord, envs: list[dict[str, str]],
             await asyncio.sleep(0.1)
         yield processes
     finally:
-        for process in processes:
-            if process.returncode is None:
-                process.send_signal(signal.SIGINT)
-        for process in processes:
-            try:
-                await asyncio.wait_for(process.wait(), 15)
-            except TimeoutError:
-                process.kill()
-                await process.wait()
+        await stop_processes(processes)
 
 
 # ---- one run ------------------------------------------------------------------------------------

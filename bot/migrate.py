@@ -42,6 +42,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # hash, so bots in different schemas of one database do not wait for each other.
 ADVISORY_LOCK_CLASS = 0x4C4C4D42  # "LLMB"
 SCHEMA_KEY = "hashtext(coalesce(current_schema(), ''))"
+# Creating a missing schema: its own lock class, so a process waiting to create a schema
+# never also waits for another process's whole migration of it.
+SCHEMA_CREATE_LOCK_CLASS = 0x4C4C4D53  # "LLMS"
 
 
 def alembic_config() -> Config:
@@ -138,7 +141,7 @@ async def ensure_schema(engine: AsyncEngine) -> None:
             # Processes starting together take turns: PostgreSQL answers a second concurrent
             # CREATE SCHEMA IF NOT EXISTS with a unique violation, not with "it exists".
             await conn.execute(text("SELECT pg_advisory_xact_lock(:cls, hashtext(:schema))"),
-                               {"cls": ADVISORY_LOCK_CLASS, "schema": schema})
+                               {"cls": SCHEMA_CREATE_LOCK_CLASS, "schema": schema})
             await conn.execute(text(f"CREATE SCHEMA IF NOT EXISTS {quoted}"))
             await conn.commit()
         except Exception as exc:

@@ -85,15 +85,20 @@ async def shard_processes(fake: FakeDiscord, shared: dict[str, str], tmp_path: P
     try:
         yield ShardProcesses(fake, processes, logs)
     finally:
-        for process in processes:
-            if process.returncode is None:
-                process.send_signal(signal.SIGINT)
-        for process in processes:
-            try:
-                await asyncio.wait_for(process.wait(), 15)
-            except TimeoutError:
-                process.kill()
-                await process.wait()
+        await stop_processes(processes)
+
+
+async def stop_processes(processes: list[asyncio.subprocess.Process], grace: float = 15.0) -> None:
+    """SIGINT (a graceful close) to each running process; killed after `grace` seconds."""
+    for process in processes:
+        if process.returncode is None:
+            process.send_signal(signal.SIGINT)
+    for process in processes:
+        try:
+            await asyncio.wait_for(process.wait(), grace)
+        except TimeoutError:
+            process.kill()
+            await process.wait()
 
 
 @contextlib.asynccontextmanager
