@@ -244,12 +244,15 @@ class ProxyBudget(GlobalBudget):
     whole rate (`DISCORD_GLOBAL_RATE`, not this process's share) for first messages, finals
     and routine requests, urgent first as in `GlobalBudget`. Interim edits never queue and
     are held twice more:
-    - to this process's `share` of the rate (the static split, less the slots kept for
-      urgent work): the processes do not see each other, and their answers tick together
-      (a wave of questions starts together), so at the whole rate each they could send a
-      burst of interim edits that alone fills the token's second and queues the finals
-      asked just after behind it; at their shares, their interim edits together stay under
-      the token's rate;
+    - to what this process's `share` of the rate (the static split, less the slots kept
+      for urgent work) has left after everything else it sent in the share's window, and
+      spread over that window (one per `interim_gap` seconds at most): the processes do not
+      see each other, and their answers tick together (a wave of questions starts
+      together), so at the whole rate each, or in bursts on top of their own first
+      messages and finals, they could send interim edits that alone fill the token's
+      second and queue the finals asked just after behind them; held so, all the processes'
+      requests together stay under the token's rate unless first messages and finals
+      alone are over it;
     - while `pressure` sees the proxy queueing (first messages and finals of every process
       together over the rate), they are refused (`BudgetBusy`, hinted with the queue's
       delay, at most `MAX_HINT`): they would only lengthen the queue that finals wait in,
@@ -269,7 +272,9 @@ class ProxyBudget(GlobalBudget):
         self.refused = 0  # interim edits refused because the proxy was queueing
         own, own_window = window_of(min(share, rate) if share else rate)
         self.interim_share = min(self.interim_capacity, interim_capacity(own))  # per window of the share
-        self._interims = SlidingLog(own_window + margin)  # interim edits let go, against the share
+        self.interim_gap = own_window / self.interim_share  # seconds between two interim edits at least
+        self._own = SlidingLog(own_window + margin)  # everything this process let go, against the share
+        self._next_interim = -math.inf  # the earliest the next interim edit may go
 
     def try_interim(self) -> Departure:
         now = self._clock.now()
@@ -277,20 +282,25 @@ class ProxyBudget(GlobalBudget):
             self.refused += 1
             slot = self.window / self.capacity
             raise BudgetBusy(min(MAX_HINT, max(slot, self.pressure.queue_delay(now))))
-        delay = self._interims.free_in(now, self.interim_share) or 0.0
+        delay = max(self._own.free_in(now, self.interim_share) or 0.0, self._next_interim - now)
         if delay > 0:
             raise BudgetBusy(delay)
         departure = super().try_interim()
-        self._interims.add(departure.at)
+        self._own.add(departure.at)
+        self._next_interim = departure.at + self.interim_gap
         return departure
 
     async def acquire(self, priority: Priority) -> Departure:
         departure = await super().acquire(priority)
+        if priority < Priority.INTERIM:  # an interim one came through try_interim, counted there
+            self._own.add(departure.at)
         self.pressure.sent(departure.at)
         return departure
 
     def settle(self, departure: Departure, *, answered: bool = True) -> None:
         super().settle(departure, answered=answered)
+        self._own.discard(departure.at)  # as the window does: counted again from its return
+        self._own.add(self._clock.now())
         self.pressure.returned(departure.at, self._clock.now(), answered=answered)
 
 

@@ -173,29 +173,44 @@ async def test_the_soft_budget_still_puts_urgent_work_first() -> None:
     assert order == ["final", "routine"]
 
 
-async def test_interim_edits_stay_within_the_process_share_while_the_rest_may_use_the_whole_rate() -> None:
-    """Three processes' answers tick together: at their shares (the static split, less the
-    urgent slots) their interim edits together stay under the token's rate."""
+async def test_interim_edits_fill_what_the_process_share_leaves_spread_over_its_window() -> None:
+    """Three processes' answers tick together: interim edits within what each process's
+    share (the static split, less the urgent slots) leaves after its own first messages
+    and finals, one per gap at most, so all of them together stay under the token's rate
+    and never go as a burst; first messages and finals may still use the whole rate."""
     clock = VirtualClock()
     budget = ProxyBudget(10, share=10 / 3, clock=clock)  # 3 slots a second, 1 kept for urgent work
-    assert (budget.capacity, budget.interim_share) == (10, 2)
+    assert (budget.capacity, budget.interim_share, budget.interim_gap) == (10, 2, 0.5)
 
-    async def scenario() -> tuple[int, float, int]:
-        let_go = 0
-        for _ in range(5):  # five answers ask their interim edits at one instant
+    async def scenario() -> dict[str, Any]:
+        seen: dict[str, Any] = {"at_once": 0}
+        for _ in range(5):  # five answers ask their interim edits at one instant: one goes
             with contextlib.suppress(BudgetBusy):
                 budget.try_interim()
-                let_go += 1
-        with pytest.raises(BudgetBusy) as busy:
+                seen["at_once"] += 1
+        with pytest.raises(BudgetBusy) as spread:
             budget.try_interim()
-        urgent = [await budget.acquire(Priority.URGENT) for _ in range(8)]  # the whole rate is left for them
-        await clock.sleep(busy.value.retry_after)
-        budget.try_interim()  # the share's window moved on
-        return let_go, busy.value.retry_after, sum(d.waited == 0 for d in urgent)
+        seen["gap_hint"] = spread.value.retry_after
+        await clock.sleep(spread.value.retry_after)
+        budget.try_interim()  # the second of the share's window
+        with pytest.raises(BudgetBusy) as full:
+            budget.try_interim()
+        seen["share_hint"] = full.value.retry_after  # until the first leaves the window
+        urgent = [await budget.acquire(Priority.URGENT) for _ in range(8)]  # the whole rate is theirs
+        seen["urgent_at_once"] = sum(d.waited == 0 for d in urgent)
+        await clock.sleep(1.2)  # every window moved on
+        for _ in range(2):  # a process's own finals fill its share...
+            await budget.acquire(Priority.URGENT)
+        with pytest.raises(BudgetBusy) as own:  # ...and leave no interim edit on top of them
+            budget.try_interim()
+        seen["after_finals_hint"] = own.value.retry_after
+        return seen
 
-    let_go, hint, urgent_at_once = await clock.run(scenario())
-    assert let_go == 2 and 1.0 <= hint <= 1.2 and urgent_at_once == 8
-    assert budget.refused == 0  # refused by the share, not by the signal
+    seen = await clock.run(scenario())
+    assert seen["at_once"] == 1 and seen["gap_hint"] == pytest.approx(0.5)
+    assert seen["share_hint"] == pytest.approx(0.6) and seen["urgent_at_once"] == 8
+    assert seen["after_finals_hint"] == pytest.approx(1.1)
+    assert budget.refused == 0  # refused by the share and the gap, not by the signal
 
 
 def settings(**values: Any) -> Any:

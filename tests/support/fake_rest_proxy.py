@@ -47,6 +47,7 @@ class ProxyRecord:
     back: float = 0.0  # when Discord's answer was back
     status: int = 0
     content: str | None = None  # the message text a JSON body carried (a send or an edit)
+    held: bool = False  # it waited for the global limit, or behind requests that did
 
     @property
     def queued(self) -> float:
@@ -107,8 +108,9 @@ class FakeRestProxy:
         if self._session is not None:
             await self._session.close()
 
-    async def _admit(self) -> None:
+    async def _admit(self, record: ProxyRecord) -> None:
         """Wait, in arrival order, until one more request fits the global limit."""
+        record.held = self._turn.locked()  # the head waits for the limit: this one queues behind it
         async with self._turn:
             while True:
                 now = time.monotonic()
@@ -117,6 +119,7 @@ class FakeRestProxy:
                 if self._out + len(self._back) < self.global_limit:
                     self._out += 1
                     return
+                record.held = True
                 self._returned.clear()
                 wait = self._back[0] + WINDOW - now if self._back else None
                 with contextlib.suppress(TimeoutError):
@@ -136,7 +139,7 @@ class FakeRestProxy:
         record.content = message_content(request.content_type, body)
         counted = not EXEMPT.match(path)
         if counted:
-            await self._admit()
+            await self._admit(record)
         record.left = time.monotonic()
         headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP}
         try:
