@@ -36,12 +36,15 @@ class ClientKey:
     """What makes two attempts' HTTP clients interchangeable: never the API key.
 
     `family` is the adapter family (the SDK, its client class and its redirect error),
-    `policy` is the custom endpoint's address policy (None for the hosted providers).
+    `policy` is the custom endpoint's address policy (None for the hosted providers),
+    `options` the client's other settings that are not secret (headers, timeouts), for a
+    shared SDK client on top of the HTTP one.
     """
 
     family: str
     base_url: str | None
     policy: EndpointPolicy | None = None
+    options: tuple[tuple[str, str], ...] = ()
 
 
 class PoolClosed(RuntimeError):

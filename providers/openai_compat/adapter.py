@@ -40,12 +40,16 @@ from providers.streaming import (
 from providers.types import ChatRequest, ProcessedChunk, ProviderError, RawStreamChunk
 
 DEFAULT_CONNECT_TIMEOUT = 10.0
-# A custom endpoint may take requests without a key (a local server). The SDK refuses a
-# client without one and, given a key, always sends `Authorization: Bearer <key>`; an
-# `Omit()` for that header in the client's default headers fails its check for a way to
-# authenticate, so the placeholder goes to the client and each request omits the header
-# (`extra_headers`, which the SDK accepts as "explicitly no authentication").
-KEYLESS_PLACEHOLDER = "keyless"
+# The SDK client holds no key: it is shared by every attempt on one endpoint (a new one per
+# attempt costs a thread hop on its first request, to read the platform for its headers,
+# and its lazy resources: about 7% of the bot's CPU with hundreds of answers starting).
+# Each request carries its attempt's key as its own `Authorization` header
+# (`extra_headers`, which the SDK keeps over the client's and redacts from its debug log),
+# or an `Omit()` for a keyless custom endpoint (a local server: "explicitly no
+# authentication"). The SDK refuses a client without a key, so the client gets this one,
+# which no request sends.
+UNSENT_PLACEHOLDER = "unsent"
+SDK_FAMILY = "openai_compat.sdk"  # the shared SDK client's ClientKey family (the HTTP one's is `family`)
 
 
 class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
@@ -80,7 +84,8 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
         if not api_key and provider != "custom":
             raise ValueError(f"the {provider} provider needs an API key; only a custom endpoint may have none")
         super().__init__(provider, model=model, timeout=timeout, clients=clients)
-        self._no_auth: dict[str, Any] = {} if api_key else {"extra_headers": {"Authorization": openai.Omit()}}
+        self._auth: dict[str, Any] = {"extra_headers": {
+            "Authorization": f"Bearer {api_key}" if api_key else openai.Omit()}}
         self.base_url = base_url
         self.verbatim_tool_calling = bool(verbatim_tool_calling)
         # Only a custom endpoint (typed in Discord) has its connections checked; without a
@@ -89,7 +94,7 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
         # The operator's word that custom endpoints take `reasoning_effort` (reasoning.py).
         self._custom_effort = self._endpoint_policy is not None and self._endpoint_policy.reasoning_effort
         self._client_options: dict[str, Any] = {
-            "api_key": api_key or KEYLESS_PLACEHOLDER,
+            "api_key": UNSENT_PLACEHOLDER,
             "base_url": base_url,
             "max_retries": 0,
             # Reads are bounded by our own inactivity timeout, which knows about streams.
@@ -98,15 +103,27 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
         }
 
     def _new_client(self) -> openai.AsyncOpenAI:
-        """The SDK client (this adapter's key) on an HTTP client that follows no redirect
-        and, for a custom endpoint, checks every connection's address (safe_transport);
-        shared per endpoint when the adapter has a client pool."""
+        """The SDK client (no key: each request carries its own) on an HTTP client that
+        follows no redirect and, for a custom endpoint, checks every connection's address
+        (safe_transport); both shared per endpoint when the adapter has a client pool."""
         policy = self._endpoint_policy
-        http_client = self._http(
-            ClientKey(self.family, self.base_url, policy),
-            lambda: sdk_http_client(openai.DefaultAsyncHttpxClient, transport=self._transport, policy=policy),
-        )
-        return openai.AsyncOpenAI(**self._client_options, http_client=http_client)
+
+        def make() -> openai.AsyncOpenAI:
+            http_client = self._http(
+                ClientKey(self.family, self.base_url, policy),
+                lambda: sdk_http_client(openai.DefaultAsyncHttpxClient, transport=self._transport, policy=policy),
+            )
+            return openai.AsyncOpenAI(**self._client_options, http_client=http_client)
+
+        if self._clients is None:
+            return make()
+        return self._clients.get(ClientKey(SDK_FAMILY, self.base_url, policy, self._shared_options()), make)
+
+    def _shared_options(self) -> tuple[tuple[str, str], ...]:
+        """The client settings two attempts must agree on to share one SDK client."""
+        headers = self._client_options["default_headers"] or {}
+        return (("connect_timeout", repr(self._client_options["timeout"].connect)),
+                *sorted((f"header:{name}", value) for name, value in headers.items()))
 
     async def start_stream(self, request: ChatRequest) -> AsyncIterator[RawStreamChunk]:
         """Send the request; yield one RawStreamChunk per SSE event, then an end marker.
@@ -120,7 +137,7 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
         provider = self.provider
         arguments = build_request(self.provider, self.model, request, custom_reasoning_effort=self._custom_effort)
         manager = self._sdk().chat.completions.with_streaming_response.create(
-            **untyped_arguments(arguments), **self._no_auth
+            **untyped_arguments(arguments), **self._auth
         )
         async with response_timeout(self.timeout):
             response = await manager.__aenter__()

@@ -8,6 +8,7 @@ different address policy never shares a client; and closing the pool closes them
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 import httpx2
@@ -49,19 +50,24 @@ async def stream(adapter: Any) -> list[ProcessedChunk]:
 async def test_two_keys_share_one_http_client_and_send_their_own_key(provider_server, provider):
     server, pool = provider_server, ClientPool()
     server.reply(REPLIES[provider])
-    seen = []
+    seen, sdks = [], []
     for key in KEYS:
         adapter = create_adapter(provider, **{**connection(provider, server.url), "api_key": key},
                                  timeout=10, clients=pool)
         outcome = summarize(await stream(adapter))
         assert outcome.error is None and outcome.text, outcome.chunks
         seen.append(sdk_http_client(adapter))
+        sdks.append(adapter._sdk())
         await adapter.aclose()  # the attempt ends: the shared client must stay open
         assert not seen[-1].is_closed
     assert seen[0] is seen[1]
     assert [r.api_key for r in server.requests] == list(KEYS)
-    [key] = pool.keys()
-    assert key.family == {"anthropic": "anthropic", "google": "gemini"}.get(provider, "openai_compat")
+    families = sorted(k.family for k in pool.keys())
+    if provider in ("openai", "custom"):  # the SDK client is shared too, and holds no key
+        assert families == ["openai_compat", "openai_compat.sdk"] and sdks[0] is sdks[1]
+        assert all(k not in sdks[0].api_key + repr(sdks[0].default_headers) for k in KEYS)
+    else:
+        assert families == [{"anthropic": "anthropic", "google": "gemini"}[provider]]
     assert all(k not in repr(pool) + repr(pool.keys()) + repr(adapter) for k in KEYS)
     await pool.aclose()
     assert seen[0].is_closed
@@ -90,7 +96,7 @@ async def test_a_policy_is_part_of_the_key_so_a_guard_is_never_shared(provider_s
     assert error is not None and isinstance(error.original_error, AddressRefused)
     assert "loopback" in error.message and not error.retryable
     assert [r.api_key for r in server.requests] == [KEYS[0]]  # the refused one sent nothing
-    assert len(pool) == 2 and {k.policy.allow_private for k in pool.keys()} == {True, False}
+    assert len(pool) == 4 and {k.policy.allow_private for k in pool.keys()} == {True, False}  # HTTP + SDK each
     # Still refused the second time, through the now-existing shared client.
     error = summarize(await stream(public_only)).error
     assert isinstance(error.original_error, AddressRefused) and len(server.requests) == 1
@@ -113,7 +119,7 @@ async def test_a_custom_endpoint_still_refuses_redirects_through_the_shared_clie
             assert "307" in error.message and "secret" not in error.message
         assert internal.requests == []
     assert [r.api_key for r in provider_server.requests] == list(KEYS)
-    assert len(pool) == 1
+    assert len(pool) == 2  # one HTTP client and one SDK client on it
     await pool.aclose()
 
 
@@ -154,3 +160,19 @@ async def test_gemini_on_the_shared_httpx2_client_classifies_cuts_and_statuses(p
     assert limited is not None and limited.status == 429, limited
     assert len(pool) == 1
     await pool.aclose()
+
+
+async def test_the_key_each_request_carries_stays_out_of_the_sdks_debug_log(provider_server, caplog):
+    """The OpenAI family's key goes per request (the shared SDK client holds none): with
+    every debug log on (the SDK's, its HTTP client's, ours), no record shows the key."""
+    pool = ClientPool()
+    provider_server.reply(REPLIES["openai"])
+    adapter = create_adapter("openai", **{**connection("openai", provider_server.url), "api_key": KEYS[0]},
+                             timeout=10, clients=pool)
+    with caplog.at_level(logging.DEBUG):
+        assert summarize(await stream(adapter)).error is None
+    await pool.aclose()
+    assert [r.api_key for r in provider_server.requests] == [KEYS[0]]
+    logged = "\n".join(f"{record.name} {record.getMessage()} {record.args!r}" for record in caplog.records)
+    assert "openai._base_client Building HTTP request" in logged  # the SDK logged the request...
+    assert KEYS[0] not in logged and KEYS[0][-4:] not in logged  # ...and nothing logged its key

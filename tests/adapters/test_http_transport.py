@@ -34,7 +34,9 @@ REPLIES = {
 
 
 def shared_transport_name(pool: ClientPool) -> str:
-    (client,) = pool.shared().values()
+    """The transport of the pool's one shared HTTP client (beside it, the OpenAI family's
+    shared SDK client, which sends through it)."""
+    (client,) = [c for key, c in pool.shared().items() if not key.family.endswith(".sdk")]
     http = getattr(client, "async_client", client)  # Gemini's bundle holds its httpx2 client
     return type(http._transport).__name__
 
