@@ -3,9 +3,11 @@
 Building an SDK's HTTP client costs a fresh TLS context (tens of milliseconds of CPU and
 most of a megabyte) and a cold connection pool; an attempt that builds its own pays that
 on every question and never reuses a warm connection. The pool keeps one HTTP client
-per (adapter family, base URL, endpoint policy): the SDK client of an attempt is still
-made per attempt, with its own key, on top of the shared HTTP client, so a key is sent
-with each request and never held by the shared part. Pool keys hold no key either.
+per (adapter family, base URL, endpoint policy). The SDK client on top of it is made
+per attempt, with the attempt's key (Anthropic, Gemini), or, for the OpenAI family, shared
+too, holding no key: each request carries its attempt's key in its own header. Either
+way a key goes with its requests and is never held by a shared part; pool keys hold no
+key either.
 
 The pool belongs to whoever runs the event loop (the bot) and is closed once, at
 shutdown, after the answers in flight have finished: an adapter never closes a shared
