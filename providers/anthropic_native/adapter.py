@@ -55,7 +55,9 @@ class AnthropicAdapter(SdkStreamAdapter[anthropic.AsyncAnthropic]):
 
     def _new_client(self) -> anthropic.AsyncAnthropic:
         """The SDK client (this adapter's key) on an HTTP client that follows no redirect
-        (safe_transport), shared per address when the adapter has a client pool."""
+        (safe_transport), shared per address when the adapter has a client pool. Not shared
+        with the key per request as the OpenAI family's is: this SDK's debug log writes a
+        request's options, its headers unredacted."""
         http_client = self._http(
             ClientKey(self.family, self._client_options["base_url"]),
             lambda: sdk_http_client(anthropic.DefaultAsyncHttpxClient, transport=self._transport,
