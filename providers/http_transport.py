@@ -45,8 +45,10 @@ TRANSPORTS: tuple[Transport, ...] = ("aiohttp", "httpx")
 # For an adapter given neither `http_transport` nor a pool (benches, tests): httpx2's own.
 DEFAULT_TRANSPORT: Transport = "httpx"
 
-# The response extension holding the body's PieceReader (set by AiohttpTransport).
+# The response extensions holding the body's PieceReader (set by AiohttpTransport): one
+# that reads the socket all along, one that leaves it unread between two reads.
 PIECE_READER = "bot.piece_reader"
+HELD_PIECE_READER = "bot.held_piece_reader"
 
 _CONNECTION_LIMITS = httpx2.Limits(max_connections=1000, max_keepalive_connections=100)
 
@@ -116,7 +118,35 @@ class _AiohttpBody(httpx2.AsyncByteStream):
         except aiohttp.ClientError as exc:
             raise _mapped(exc, reading=True) from exc
 
+    async def read_piece_held(self) -> bytes:
+        """`read_piece` for a reader that waits between reads (a paced one): the socket is
+        left unread until the next read, so what the provider sends meanwhile waits in the
+        kernel and comes in one receive. Read all along, each small event the provider
+        writes costs a wake-up of the loop, a receive and a pass through the HTTP parser,
+        only to wait in aiohttp's buffer for the same next read (a third of the bot's CPU
+        with hundreds of answers streaming)."""
+        self._hold(False)
+        piece = await self.read_piece()
+        if piece:
+            self._hold(True)
+        return piece
+
+    def _hold(self, held: bool) -> None:
+        """Stop (`held`) or restart reading this body's socket. Once the body has ended,
+        aiohttp has given the connection back for reuse (`connection` is None): it is no
+        longer this body's to hold, and was never left held (the piece that ended it came
+        before any hold)."""
+        connection = self._response.connection
+        transport = connection.transport if connection is not None else None
+        if transport is None or transport.is_closing() or transport.is_reading() != held:
+            return
+        if held:
+            transport.pause_reading()
+        else:
+            transport.resume_reading()
+
     async def aclose(self) -> None:
+        self._hold(False)  # a connection goes back to the pool reading
         self._response.release()  # a body read to its end keeps the connection for reuse
 
 
@@ -159,6 +189,7 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
         body = _AiohttpBody(response)
         return httpx2.Response(response.status, headers=response.raw_headers, stream=body, request=request,
                                extensions={"http_version": b"HTTP/1.1", PIECE_READER: body.read_piece,
+                                           HELD_PIECE_READER: body.read_piece_held,
                                            "reason_phrase": (response.reason or "").encode()})
 
     async def aclose(self) -> None:
@@ -201,19 +232,20 @@ def sdk_http_client(
 
 
 
-def body_reader(response: httpx2.Response) -> PieceReader:
+def body_reader(response: httpx2.Response, *, held: bool = False) -> PieceReader:
     """A streamed response's body as it arrives, for the adapters' SSE decoders.
 
     A body sent without a content coding (every provider's event stream) is read
     straight from the transport: from aiohttp itself when AiohttpTransport sent the
-    request (its PIECE_READER), else from the transport's byte stream; httpx2's
-    `aiter_bytes` adds two async generators and a decoder per network read that only
-    pass the bytes on. A compressed body still goes through `aiter_bytes`, which decodes it.
+    request (its PIECE_READER, or with `held`, for a reader that waits between reads, its
+    HELD_PIECE_READER), else from the transport's byte stream; httpx2's `aiter_bytes` adds
+    two async generators and a decoder per network read that only pass the bytes on. A
+    compressed body still goes through `aiter_bytes`, which decodes it.
     """
     coding = response.headers.get("content-encoding", "").strip().lower()
     if coding not in ("", "identity"):
         return reader_of(response.aiter_bytes())
-    direct = response.extensions.get(PIECE_READER)
+    direct = response.extensions.get(HELD_PIECE_READER if held else PIECE_READER)
     if direct is not None:
         return direct
     return reader_of(aiter(response.stream))  # type: ignore[arg-type]

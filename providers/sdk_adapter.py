@@ -76,6 +76,12 @@ class SdkStreamAdapter(ABC, Generic[ClientT]):
         """The body's reads bounded by `timeout` and spaced by the pool's read interval."""
         return paced_reader(read, self.timeout, self._clients.read_interval if self._clients is not None else 0.0)
 
+    @property
+    def _spaced_reads(self) -> bool:
+        """Whether a body's reads wait between them (the pool's read interval): then its
+        socket is left unread between two (`body_reader(held=True)`)."""
+        return self._clients is not None and self._clients.read_interval > 0
+
     def _http(self, key: ClientKey, make: Callable[[], HttpT]) -> HttpT:
         """The HTTP client the SDK client sends through: the pool's shared one, or `make()`."""
         if self._clients is None:

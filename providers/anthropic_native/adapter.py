@@ -72,7 +72,7 @@ class AnthropicAdapter(SdkStreamAdapter[anthropic.AsyncAnthropic]):
         async with response_timeout(self.timeout):
             response = await opener.__aenter__()
         try:
-            read = body_reader(response.http_response)
+            read = body_reader(response.http_response, held=self._spaced_reads)
             relay = self.relay_events(read, SSEDecoder(), PROVIDER, AnthropicStream())
             async with aclosing(relay):
                 async for chunk in relay:

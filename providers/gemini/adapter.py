@@ -52,10 +52,10 @@ from providers.types import ChatRequest, ProcessedChunk, ProviderError, RawStrea
 API_VERSION = "v1beta"
 
 
-def _body_reader(transport: Any) -> PieceReader:
+def _body_reader(transport: Any, held: bool) -> PieceReader:
     # httpx2 first: reading a streamed httpx2.Response's `content` raises before `read()`.
     if hasattr(transport, "aiter_bytes"):  # httpx2.Response (the shared client's transport)
-        return body_reader(transport)
+        return body_reader(transport, held=held)
     return transport.content.readany  # aiohttp.ClientResponse
 
 
@@ -148,7 +148,7 @@ class GeminiAdapter(SdkStreamAdapter[genai.Client]):
             response = await api._async_request(http_request=http_request, stream=True)
         transport = response.response_stream
         try:
-            relay = self.relay_events(_body_reader(transport), GeminiSSEDecoder(), PROVIDER, GeminiStream())
+            relay = self.relay_events(_body_reader(transport, self._spaced_reads), GeminiSSEDecoder(), PROVIDER, GeminiStream())
             async with aclosing(relay):
                 async for chunk in relay:
                     yield chunk

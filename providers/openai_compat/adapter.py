@@ -144,7 +144,7 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
         try:
             decoder = SSEDecoder()
             try:
-                read = self._paced(body_reader(response.http_response))
+                read = self._paced(body_reader(response.http_response, held=self._spaced_reads))
                 while piece := await read():
                     for event in decoder.feed(piece):
                         yield RawStreamChunk(event, provider, shared)

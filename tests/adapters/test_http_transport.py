@@ -12,15 +12,17 @@ from __future__ import annotations
 import asyncio
 import gzip
 import itertools
+import json
 from collections.abc import AsyncIterator
 
+import httpx2
 import pytest
 
 from bot.__main__ import run_on_loop
 from bot.settings import SettingsError, load_settings
 from providers import create_adapter, normalized_stream
 from providers.client_pool import ClientPool
-from providers.http_transport import TRANSPORTS
+from providers.http_transport import HELD_PIECE_READER, TRANSPORTS, body_reader, sdk_http_client
 from providers.streaming import PieceReader, StreamTimeoutError, paced_reader, reader_of
 from tests.support import data_anthropic, data_gemini, data_openai
 from tests.support.drive_adapter import HELLO, connection, summarize
@@ -31,6 +33,7 @@ REPLIES = {
     "anthropic": Reply.named_sse(data_anthropic.ANTHROPIC_REDACTED),
     "google": Reply(body=data_gemini.GEMINI_THINK_TEXT),
 }
+OPENAI_BODY = {"model": "m", "stream": True, "messages": [{"role": "user", "content": "hello"}]}
 
 
 def shared_transport_name(pool: ClientPool) -> str:
@@ -173,6 +176,48 @@ async def test_a_paced_stream_arrives_whole_and_in_order(provider_server) -> Non
         assert outcome.error is None and outcome.done is not None, outcome.chunks
         texts.append(outcome.text)
     assert texts[0] == texts[1] == provider_server.requests[-1].text != ""
+
+
+async def test_a_held_body_is_not_read_between_paced_reads_and_loses_nothing(provider_server) -> None:
+    """Between two paced reads the socket is left unread (what the provider writes waits in
+    the kernel and comes in one receive); the answer arrives whole, and the connection goes
+    back to the pool reading, so the next request on it is answered."""
+    provider_server.reply(Reply(trickle=Trickle(rate=60.0, seconds=0.6)))
+    client = sdk_http_client(httpx2.AsyncClient, transport="aiohttp")
+    paused_between: list[bool] = []
+    async with client.stream("POST", f"{provider_server.url}/v1/chat/completions", json=OPENAI_BODY) as response:
+        read = body_reader(response, held=True)
+        body = b""
+        while piece := await read():
+            body += piece
+            connection = response.extensions[HELD_PIECE_READER].__self__._response.connection  # the aiohttp body's
+            if connection is not None:  # None once the body ended: aiohttp took the connection back
+                paused_between.append(not connection.transport.is_reading())
+            await asyncio.sleep(0.1)  # a paced reader's interval
+    events = [json.loads(line[6:]) for line in body.decode().splitlines() if line.startswith("data: {")]
+    text = "".join(e["choices"][0]["delta"].get("content") or "" for e in events if e["choices"])
+    assert paused_between and all(paused_between)
+    assert text == provider_server.requests[-1].text != ""  # none lost...
+    assert len(paused_between) < len(events) / 3  # ...with several events a read
+    provider_server.reply(Reply(body=data_openai.sse_body(data_openai.TEXT)))
+    again = await asyncio.wait_for(client.post(f"{provider_server.url}/v1/chat/completions", json=OPENAI_BODY), 5)
+    assert again.status_code == 200 and b"data:" in again.content
+    await client.aclose()
+
+
+async def test_a_held_body_closed_halfway_leaves_no_connection_held(provider_server) -> None:
+    """An answer stopped halfway (its body closed while its socket is held): the next
+    requests are answered, on a connection that reads."""
+    client = sdk_http_client(httpx2.AsyncClient, transport="aiohttp")
+    provider_server.reply(Reply(trickle=Trickle(rate=60.0, seconds=2.0)))
+    async with client.stream("POST", f"{provider_server.url}/v1/chat/completions", json=OPENAI_BODY) as response:
+        assert await body_reader(response, held=True)()  # one piece, then the socket is held
+    for _ in range(2):
+        provider_server.reply(Reply(body=data_openai.sse_body(data_openai.TEXT)))
+        answer = await asyncio.wait_for(client.post(f"{provider_server.url}/v1/chat/completions",
+                                                    json=OPENAI_BODY), 5)
+        assert answer.status_code == 200 and b"data:" in answer.content
+    await client.aclose()
 
 
 def test_transport_and_event_loop_settings_are_bounded() -> None:
