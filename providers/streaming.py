@@ -157,9 +157,10 @@ class _PacedReader:
     The time spent waiting for the interval is not part of any read.
 
     The interval trades a little latency for CPU: a provider sends one small event per
-    network write, and what arrives while the reader waits stays in the transport's
-    buffer and is read in one go, so a busy process wakes once per interval per stream
-    instead of once per event. A Discord message is edited about once a second at best,
+    network write, and what arrives while the reader waits is read in one go, so a busy
+    process handles each stream once per interval instead of once per event (with the
+    aiohttp transport the socket itself is left unread meanwhile, `body_reader(held=True)`,
+    so the bytes wait in the kernel and the loop does not even wake for them). A Discord message is edited about once a second at best,
     so a fraction of that never shows. The body's first interval, from its first piece on,
     is read as it arrives: a provider often sends an opening event (a role, a message
     start) just before the first words, and those words show at once.
