@@ -245,8 +245,8 @@ class ProxyBudget(GlobalBudget):
     and routine requests, urgent first as in `GlobalBudget`. Interim edits never queue and
     are held twice more:
     - to what this process's `share` of the rate (the static split, less the slots kept
-      for urgent work) has left after everything else it sent in the share's window, and
-      spread over that window (one per `interim_gap` seconds at most): the processes do not
+      for urgent work) has left after everything else it sent in the window, and spread
+      over the share's window (one per `interim_gap` seconds at most): the processes do not
       see each other, and their answers tick together (a wave of questions starts
       together), so at the whole rate each, or in bursts on top of their own first
       messages and finals, they could send interim edits that alone fill the token's
@@ -273,7 +273,6 @@ class ProxyBudget(GlobalBudget):
         own, own_window = window_of(min(share, rate) if share else rate)
         self.interim_share = min(self.interim_capacity, interim_capacity(own))  # per window of the share
         self.interim_gap = own_window / self.interim_share  # seconds between two interim edits at least
-        self._own = SlidingLog(own_window + margin)  # everything this process let go, against the share
         self._next_interim = -math.inf  # the earliest the next interim edit may go
 
     def try_interim(self) -> Departure:
@@ -282,25 +281,23 @@ class ProxyBudget(GlobalBudget):
             self.refused += 1
             slot = self.window / self.capacity
             raise BudgetBusy(min(MAX_HINT, max(slot, self.pressure.queue_delay(now))))
-        delay = max(self._own.free_in(now, self.interim_share) or 0.0, self._next_interim - now)
+        # The window already holds everything this process let go (first messages, finals,
+        # interim edits): the share's interim slots count against all of it, and the gap
+        # spreads them (over the share's longer window too, when the share is under 1/s).
+        delay = max(self._log.free_in(now, self.interim_share) or 0.0, self._next_interim - now)
         if delay > 0:
             raise BudgetBusy(delay)
         departure = super().try_interim()
-        self._own.add(departure.at)
         self._next_interim = departure.at + self.interim_gap
         return departure
 
     async def acquire(self, priority: Priority) -> Departure:
         departure = await super().acquire(priority)
-        if priority < Priority.INTERIM:  # an interim one came through try_interim, counted there
-            self._own.add(departure.at)
         self.pressure.sent(departure.at)
         return departure
 
     def settle(self, departure: Departure, *, answered: bool = True) -> None:
         super().settle(departure, answered=answered)
-        self._own.discard(departure.at)  # as the window does: counted again from its return
-        self._own.add(self._clock.now())
         self.pressure.returned(departure.at, self._clock.now(), answered=answered)
 
 
