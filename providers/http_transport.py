@@ -146,8 +146,9 @@ class _AiohttpBody(httpx2.AsyncByteStream):
             transport.resume_reading()
 
     async def aclose(self) -> None:
-        self._hold(False)  # a connection goes back to the pool reading
-        self._response.release()  # a body read to its end keeps the connection for reuse
+        # A body read to its end keeps the connection for reuse (never held: see `_hold`);
+        # one closed halfway, held or not, has its connection closed by aiohttp.
+        self._response.release()
 
 
 class AiohttpTransport(httpx2.AsyncBaseTransport):

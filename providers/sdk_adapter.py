@@ -14,12 +14,13 @@ from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Callable
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
+import httpx2
 import jiter
 
 from providers import http_transport as http_transport_module
 from providers.client_pool import ClientKey, ClientPool
 from providers.error_description import describe_error
-from providers.http_transport import Transport
+from providers.http_transport import Transport, body_reader
 from providers.streaming import PieceReader, SSEDecoder, paced_reader
 from providers.types import ProcessedChunk, ProviderError, RawStreamChunk
 
@@ -72,15 +73,19 @@ class SdkStreamAdapter(ABC, Generic[ClientT]):
         self._transport: Transport = (
             clients.transport if clients is not None else http_transport_module.DEFAULT_TRANSPORT)
 
+    @property
+    def _read_interval(self) -> float:
+        """Seconds between two reads of a body at least: the pool's (0: read as it arrives)."""
+        return self._clients.read_interval if self._clients is not None else 0.0
+
     def _paced(self, read: PieceReader) -> PieceReader:
         """The body's reads bounded by `timeout` and spaced by the pool's read interval."""
-        return paced_reader(read, self.timeout, self._clients.read_interval if self._clients is not None else 0.0)
+        return paced_reader(read, self.timeout, self._read_interval)
 
-    @property
-    def _spaced_reads(self) -> bool:
-        """Whether a body's reads wait between them (the pool's read interval): then its
-        socket is left unread between two (`body_reader(held=True)`)."""
-        return self._clients is not None and self._clients.read_interval > 0
+    def _body(self, response: httpx2.Response) -> PieceReader:
+        """The body's reader (not yet paced); with a read interval its socket is left
+        unread between two reads (`body_reader(held=True)`)."""
+        return body_reader(response, held=self._read_interval > 0)
 
     def _http(self, key: ClientKey, make: Callable[[], HttpT]) -> HttpT:
         """The HTTP client the SDK client sends through: the pool's shared one, or `make()`."""

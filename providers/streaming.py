@@ -160,8 +160,8 @@ class _PacedReader:
     network write, and what arrives while the reader waits is read in one go, so a busy
     process handles each stream once per interval instead of once per event (with the
     aiohttp transport the socket itself is left unread meanwhile, `body_reader(held=True)`,
-    so the bytes wait in the kernel and the loop does not even wake for them). A Discord message is edited about once a second at best,
-    so a fraction of that never shows. The body's first interval, from its first piece on,
+    so the bytes wait in the kernel and the loop does not even wake for them). A Discord
+    message is edited about once a second at best, so a fraction of that never shows. The body's first interval, from its first piece on,
     is read as it arrives: a provider often sends an opening event (a role, a message
     start) just before the first words, and those words show at once.
     """

@@ -28,7 +28,7 @@ from providers.anthropic_native.events import (
 )
 from providers.anthropic_native.request import build_arguments
 from providers.client_pool import ClientKey, ClientPool
-from providers.http_transport import body_reader, sdk_http_client
+from providers.http_transport import sdk_http_client
 from providers.safe_transport import RedirectRefused
 from providers.sdk_adapter import DEFAULT_TIMEOUT, END_OF_BODY, SdkStreamAdapter, decode_event_data
 from providers.streaming import SSEDecoder, response_timeout
@@ -72,7 +72,7 @@ class AnthropicAdapter(SdkStreamAdapter[anthropic.AsyncAnthropic]):
         async with response_timeout(self.timeout):
             response = await opener.__aenter__()
         try:
-            read = body_reader(response.http_response, held=self._spaced_reads)
+            read = self._body(response.http_response)
             relay = self.relay_events(read, SSEDecoder(), PROVIDER, AnthropicStream())
             async with aclosing(relay):
                 async for chunk in relay:

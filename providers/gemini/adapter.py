@@ -42,21 +42,16 @@ from providers.gemini.events import (
 )
 from providers.gemini.request import build_body
 from providers.gemini.sse import GeminiSSEDecoder
-from providers.http_transport import Transport, body_reader, sdk_http_client
+from providers.http_transport import Transport, sdk_http_client
 from providers.safe_transport import no_redirect_options, refuse_redirect_middleware
 from providers.sdk_adapter import DEFAULT_TIMEOUT, END_OF_BODY, SdkStreamAdapter, decode_event_data
-from providers.streaming import PieceReader, response_timeout
+from providers.streaming import response_timeout
 from providers.types import ChatRequest, ProcessedChunk, ProviderError, RawStreamChunk
 
 # Thinking and thought signatures are v1beta features; the SDK's default is v1.
 API_VERSION = "v1beta"
 
 
-def _body_reader(transport: Any, held: bool) -> PieceReader:
-    # httpx2 first: reading a streamed httpx2.Response's `content` raises before `read()`.
-    if hasattr(transport, "aiter_bytes"):  # httpx2.Response (the shared client's transport)
-        return body_reader(transport, held=held)
-    return transport.content.readany  # aiohttp.ClientResponse
 
 
 async def _close(transport: Any) -> None:
@@ -148,7 +143,9 @@ class GeminiAdapter(SdkStreamAdapter[genai.Client]):
             response = await api._async_request(http_request=http_request, stream=True)
         transport = response.response_stream
         try:
-            relay = self.relay_events(_body_reader(transport, self._spaced_reads), GeminiSSEDecoder(), PROVIDER, GeminiStream())
+            # httpx2 first: reading a streamed httpx2.Response's `content` raises before `read()`.
+            read = self._body(transport) if hasattr(transport, "aiter_bytes") else transport.content.readany
+            relay = self.relay_events(read, GeminiSSEDecoder(), PROVIDER, GeminiStream())
             async with aclosing(relay):
                 async for chunk in relay:
                     yield chunk

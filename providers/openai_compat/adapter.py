@@ -16,7 +16,7 @@ import openai
 from providers.client_pool import ClientKey, ClientPool
 from providers.endpoint_check import EndpointPolicy
 from providers.errors import classify_error_body, classify_failure, error_fields
-from providers.http_transport import body_reader, sdk_http_client
+from providers.http_transport import sdk_http_client
 from providers.openai_compat.normalize import (
     END_OF_BODY,
     FAILURE,
@@ -144,7 +144,7 @@ class OpenAICompatAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
         try:
             decoder = SSEDecoder()
             try:
-                read = self._paced(body_reader(response.http_response, held=self._spaced_reads))
+                read = self._paced(self._body(response.http_response))
                 while piece := await read():
                     for event in decoder.feed(piece):
                         yield RawStreamChunk(event, provider, shared)

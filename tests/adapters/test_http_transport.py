@@ -206,12 +206,16 @@ async def test_a_held_body_is_not_read_between_paced_reads_and_loses_nothing(pro
 
 
 async def test_a_held_body_closed_halfway_leaves_no_connection_held(provider_server) -> None:
-    """An answer stopped halfway (its body closed while its socket is held): the next
-    requests are answered, on a connection that reads."""
+    """An answer stopped halfway (its body closed while its socket is held): its
+    connection is closed, not handed back to the pool held, and the next requests are
+    answered."""
     client = sdk_http_client(httpx2.AsyncClient, transport="aiohttp")
     provider_server.reply(Reply(trickle=Trickle(rate=60.0, seconds=2.0)))
     async with client.stream("POST", f"{provider_server.url}/v1/chat/completions", json=OPENAI_BODY) as response:
         assert await body_reader(response, held=True)()  # one piece, then the socket is held
+        socket = response.extensions[HELD_PIECE_READER].__self__._response.connection.transport
+        assert not socket.is_reading()
+    assert socket.is_closing()
     for _ in range(2):
         provider_server.reply(Reply(body=data_openai.sse_body(data_openai.TEXT)))
         answer = await asyncio.wait_for(client.post(f"{provider_server.url}/v1/chat/completions",
