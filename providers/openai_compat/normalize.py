@@ -18,8 +18,10 @@ import jiter
 
 from providers.done_report import done_chunk, finish_reason_of, merge_report
 from providers.errors import STREAM_INTERRUPTED, classify_error_body, classify_failure
+from providers.openai_compat.citations import url_citations
 from providers.openai_compat.done import FINISH_REASONS, openai_usage
 from providers.openai_compat.request import REASONING_CONTENT_REPLAY
+from providers.openai_compat.tool_calls import PartialCall, accumulate_calls
 from providers.streaming import SSEEvent
 from providers.text.json_repair import parse_tool_arguments
 from providers.text.reasoning_tags import find_trailing_tag_prefix
@@ -43,13 +45,6 @@ FAILURE = "__failure__"
 
 
 @dataclass(slots=True)
-class _PartialCall:
-    id: str | None = None
-    name: list[str] = field(default_factory=list)
-    arguments: list[str] = field(default_factory=list)
-
-
-@dataclass(slots=True)
 class StreamState:
     """Per-stream state, created by `start_stream`; never shared between streams."""
 
@@ -57,7 +52,7 @@ class StreamState:
     stripper: ThinkBlockContentStripper
     spill: ReasoningContentSpillGuard
     verbatim: VerbatimToolCallParser | None = None
-    calls: dict[int, _PartialCall] = field(default_factory=dict)
+    calls: dict[int, PartialCall] = field(default_factory=dict)
     reasoning_details: list[dict[str, Any]] = field(default_factory=list)
     reasoning_for_replay: list[str] = field(default_factory=list)
     serving_provider: str | None = None
@@ -208,36 +203,6 @@ def _flush_guards(
 
 
 # ---- tool calls ----------------------------------------------------------------------------
-def _accumulate_calls(state: StreamState, tool_calls: Any) -> None:
-    if not isinstance(tool_calls, list):
-        raise ValueError("tool_calls is not a list")
-    for position, item in enumerate(tool_calls):
-        if not isinstance(item, dict):
-            raise ValueError("tool call is not an object")
-        index = item.get("index", position)
-        if not isinstance(index, int) or isinstance(index, bool):
-            raise ValueError("tool call index is not an integer")
-        partial = state.calls.get(index)
-        if partial is None:
-            partial = state.calls[index] = _PartialCall()
-        if isinstance(item.get("id"), str) and item["id"]:
-            partial.id = item["id"]
-        function = item.get("function")
-        if function is None:
-            continue
-        if not isinstance(function, dict):
-            raise ValueError("tool call function is not an object")
-        name, arguments = function.get("name"), function.get("arguments")
-        if name is not None:
-            if not isinstance(name, str):
-                raise ValueError("tool call name is not a string")
-            partial.name.append(name)
-        if arguments is not None:
-            if not isinstance(arguments, str):
-                raise ValueError("tool call arguments are not a string")
-            partial.arguments.append(arguments)
-
-
 def _finish_calls(state: StreamState, out: list) -> str | None:
     """Every accumulated call as its own FunctionCall, in index order."""
     for index in sorted(state.calls):
@@ -287,34 +252,7 @@ def _merge_reasoning_details(state: StreamState, items: Any, thoughts: list[Thou
                 target[key] = value
 
 
-# ---- citations -----------------------------------------------------------------------------
-def _read_annotations(state: StreamState, annotations: Any) -> None:
-    """Keep each `url_citation` annotation's page, in the order they arrive.
-
-    The documented shape (OpenAI: https://platform.openai.com/docs/api-reference/chat/object
-    `message.annotations`, streamed as `delta.annotations`; OpenRouter normalizes every
-    search to it: https://openrouter.ai/docs/guides/features/plugins/web-search) is
-    `{"type": "url_citation", "url_citation": {"url", "title", "start_index",
-    "end_index", "content"?}}`. A citation is extra to the answer, so one that does not
-    fit (another type, no http(s) URL, not an object) is left out rather than failing
-    the answer; a title that is not text is dropped.
-    """
-    if not isinstance(annotations, list):
-        return
-    for item in annotations:
-        if not isinstance(item, dict) or item.get("type") != "url_citation":
-            continue
-        citation = item.get("url_citation")
-        if not isinstance(citation, dict):
-            continue
-        url = citation.get("url")
-        if not isinstance(url, str) or not url.strip().lower().startswith(("https://", "http://")):
-            continue
-        title = citation.get("title")
-        title = title.strip() if isinstance(title, str) and title.strip() else None
-        state.sources.append(Source(url.strip(), title))
-
-
+# ---- searches --------------------------------------------------------------------------------
 def _searched_usage(state: StreamState) -> Usage | None:
     """The stream's usage, with the searches the request's native search made.
 
@@ -470,7 +408,7 @@ def _process_payload(
         _merge_reasoning_details(state, details, thoughts)
     annotations = delta.get("annotations")
     if annotations:
-        _read_annotations(state, annotations)
+        state.sources.extend(url_citations(annotations))
     for key in ("content", "refusal"):
         text = delta.get(key)
         if text:
@@ -479,7 +417,7 @@ def _process_payload(
             state.pending_flush = True
             _visible(state, text, thoughts, out)
     if delta.get("tool_calls") is not None:
-        _accumulate_calls(state, delta["tool_calls"])
+        accumulate_calls(state.calls, delta["tool_calls"])
     finish = choice.get("finish_reason")
     if finish is not None and finishing:
         if not isinstance(finish, str):
