@@ -20,6 +20,7 @@ from bot.load.turn_queue import TurnQueue
 from bot.load.write_behind import WriteBehind
 from bot.settings import Settings, resolve_encryption_keys
 from bot.turn import Credentials, DatabaseCredentials, EnvironmentCredentials
+from bot.turn.access import ProviderAccess
 from bot.vault import Vault
 from providers.client_pool import ClientPool
 
@@ -61,8 +62,8 @@ class LLMBot(commands.AutoShardedBot):
     Everything the cogs need is built once here and read as plain attributes:
     `settings`, `engine`, `sessions` (the session factory), `vault` (opens stored keys),
     `encryption_keys` (the Fernet keys the vault was built from), `credentials` (what a
-    generation turn reads its route and keys from), `clients` (the provider HTTP
-    clients every turn shares, closed with the bot), `config` (the configuration cache),
+    generation turn reads its route and keys from), `access` (how turns reach providers:
+    the address policy and the provider HTTP clients every turn shares, closed with the bot), `config` (the configuration cache),
     `writes` (batched bookkeeping writes) and `turns` (the admission queue).
     """
 
@@ -104,7 +105,8 @@ class LLMBot(commands.AutoShardedBot):
         self.credentials: Credentials = credentials_for(self.config, self.vault, settings, self.writes)
         self.turns = TurnQueue(settings.MAX_CONCURRENT_ANSWERS)  # questions wait here in arrival order
         self.answers = RunningAnswers()  # the answers streaming now (/stop, follow-ups, shutdown)
-        self.clients = ClientPool(settings.PROVIDER_HTTP_TRANSPORT, settings.PROVIDER_READ_INTERVAL_MS / 1000)
+        self.access = ProviderAccess.of(
+            settings, ClientPool(settings.PROVIDER_HTTP_TRANSPORT, settings.PROVIDER_READ_INTERVAL_MS / 1000))
         # /metrics and /healthz on METRICS_PORT, served on this bot's loop from setup_hook on.
         self.observability: Observability | None = (
             Observability(self, settings.METRICS_PORT) if settings.METRICS_PORT else None)
@@ -142,7 +144,8 @@ class LLMBot(commands.AutoShardedBot):
         await super().close()
         if self.observability is not None:
             await self.observability.stop()
-        await self.clients.aclose()
+        if self.access.clients is not None:
+            await self.access.clients.aclose()
         await self.config.close()
         await self.writes.close()  # the last key health and usage, before the pool goes
         await self.engine.dispose()

@@ -23,7 +23,8 @@ from typing import TextIO
 from bot.settings import Settings, SettingsError, default_route_problem, load_settings
 from bot.terminal_sink import TERMINAL_MESSAGE_LIMIT, TerminalSink
 from bot.turn import EnvironmentCredentials, TurnContext, TurnOutcome, run_generation_turn
-from bot.turn.context import answer_limits, endpoint_policy
+from bot.turn.access import ProviderAccess
+from bot.turn.context import answer_limits
 from providers import ChatRequest
 from providers.client_pool import ClientPool
 from providers.i18n import t
@@ -72,7 +73,7 @@ async def ask(settings: Settings, question: str, out: TextIO, err: TextIO, local
     clients = ClientPool(settings.PROVIDER_HTTP_TRANSPORT, settings.PROVIDER_READ_INTERVAL_MS / 1000)
     ctx = TurnContext(user_id=0, guild_id=None, channel_id=0, locale=locale, sink=sink, budget=terminal_budget(),
                       limits=answer_limits(settings), max_messages=1, message_limit=TERMINAL_MESSAGE_LIMIT,
-                      endpoint_policy=endpoint_policy(settings), clients=clients)
+                      access=ProviderAccess.of(settings, clients))
     try:
         outcome = await run_generation_turn(ctx, question_request(settings, question),
                                             EnvironmentCredentials(settings))

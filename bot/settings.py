@@ -21,7 +21,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
-from providers import KNOWN_PROVIDERS
+from providers import KNOWN_PROVIDERS, Provider
 from providers.endpoint_check import METADATA_HOSTS, address_refusal
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///data/bot.sqlite3"
@@ -93,6 +93,9 @@ class Settings(BaseSettings):
     SEARCH_API_KEY: SecretStr | None = Field(default=None, validate_default=True)
     # `custom` endpoints take OpenAI's `reasoning_effort` (many OpenAI-compatible servers refuse it).
     CUSTOM_REASONING_EFFORT: bool = False
+    # The OpenAI wire API `custom` endpoints speak: Chat Completions (what most servers of
+    # one's own serve) or Responses (for a server that serves `/v1/responses`).
+    CUSTOM_API: Literal["chat_completions", "responses"] = "chat_completions"
     # Answer direct messages; when off a DM gets one line saying the bot answers in servers only.
     ALLOW_DMS: bool = True
     LOG_LEVEL: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "INFO"
@@ -399,10 +402,10 @@ def default_route_problem(settings: Settings) -> str | None:
         missing = "DEFAULT_TEXT_MODEL" if provider else "DEFAULT_TEXT_PROVIDER"
         return (f"Invalid setting {missing}: the default route needs DEFAULT_TEXT_PROVIDER and "
                 "DEFAULT_TEXT_MODEL together (or leave every DEFAULT_TEXT_* unset)")
-    if provider == "custom" and not settings.DEFAULT_TEXT_BASE_URL:
+    if provider == Provider.CUSTOM and not settings.DEFAULT_TEXT_BASE_URL:
         return ("Invalid setting DEFAULT_TEXT_BASE_URL: DEFAULT_TEXT_PROVIDER=custom needs the "
                 "endpoint's address (e.g. http://127.0.0.1:8000/v1)")
-    if provider and provider != "custom" and not settings.DEFAULT_TEXT_API_KEYS:
+    if provider and provider != Provider.CUSTOM and not settings.DEFAULT_TEXT_API_KEYS:
         return (f"Invalid setting DEFAULT_TEXT_API_KEYS: DEFAULT_TEXT_PROVIDER={provider} needs at "
                 "least one key (only custom endpoints may go without)")
     return None

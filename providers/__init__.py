@@ -4,11 +4,11 @@ This package never imports `stream` or `bot` (a test enforces it).
 """
 
 from providers.adapter import (
-    KNOWN_PROVIDERS,
     StreamAdapter,
     create_adapter,
     normalized_stream,
 )
+from providers.identity import KNOWN_PROVIDERS, Provider, provider_of
 from providers.types import (
     ChatRequest,
     FunctionCall,
@@ -27,6 +27,7 @@ __all__ = [
     "ChatRequest",
     "FunctionCall",
     "Message",
+    "Provider",
     "ProcessedChunk",
     "ProviderError",
     "RawStreamChunk",
@@ -37,4 +38,5 @@ __all__ = [
     "WebSearch",
     "create_adapter",
     "normalized_stream",
+    "provider_of",
 ]

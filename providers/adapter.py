@@ -12,25 +12,19 @@ import importlib
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from providers.capabilities import capabilities_of
+from providers.identity import KNOWN_PROVIDERS, Provider, provider_of
+from providers.model_capabilities import NO_HINTS, Api, ModelCapabilities, RouteHints
 from providers.types import ChatRequest, ProcessedChunk, ProviderError, RawStreamChunk
-
-KNOWN_PROVIDERS: tuple[str, ...] = (
-    "google",
-    "anthropic",
-    "openai",
-    "openrouter",
-    "deepseek",
-    "zai",
-    "custom",
-)
 
 
 @runtime_checkable
 class StreamAdapter(Protocol):
     """What every provider adapter offers; per-stream state lives in what start_stream makes."""
 
-    provider: str
+    provider: Provider
     model: str
+    capabilities: ModelCapabilities  # what the model takes, asked once when the adapter was made
 
     def start_stream(self, request: ChatRequest) -> AsyncIterator[RawStreamChunk]:
         """Send the request and yield provider-native events."""
@@ -45,42 +39,44 @@ class StreamAdapter(Protocol):
         """The provider-specific headline for the error embed, in `locale`."""
 
 
-# Each family lives in its own module exposing
-# `create(provider, *, api_key, model, base_url=None, **options) -> StreamAdapter`;
-# modules are imported on first use so a missing SDK never breaks the others.
-ADAPTER_MODULES: dict[str, str] = {
-    "google": "providers.gemini",
-    "anthropic": "providers.anthropic_native",
-    "openai": "providers.openai_compat",
-    "openrouter": "providers.openai_compat",
-    "deepseek": "providers.openai_compat",
-    "zai": "providers.openai_compat",
-    "custom": "providers.openai_compat",
+# The adapter of each wire API: a module exposing
+# `create(provider, *, api_key, model, base_url=None, **options) -> StreamAdapter`. Imported
+# on first use, when a request is made: an idle bot loads no provider SDK, and a missing
+# SDK never breaks the others.
+ADAPTER_MODULES: dict[Api, str] = {
+    "generate_content": "providers.gemini.adapter",
+    "messages": "providers.anthropic_native.adapter",
+    "responses": "providers.openai_responses.adapter",
+    "chat_completions": "providers.openai_compat.adapter",
 }
 
 
 def create_adapter(
-    provider: str,
+    provider: Provider | str,
     *,
     api_key: str,
     model: str,
     base_url: str | None = None,
+    hints: RouteHints = NO_HINTS,
     **options: Any,
 ) -> StreamAdapter:
-    """Build the adapter for `provider` (one of KNOWN_PROVIDERS)."""
-    if provider not in KNOWN_PROVIDERS:
-        raise ValueError(f"unknown provider {provider!r}; known providers: {', '.join(KNOWN_PROVIDERS)}")
+    """Build the adapter for `provider` (one of KNOWN_PROVIDERS) serving `model`: the one of
+    the wire API its capabilities name (`providers.capabilities`), which it is handed."""
+    identity = provider_of(provider)
+    capabilities = capabilities_of(identity, model, hints)
+    name = ADAPTER_MODULES[capabilities.api]
     try:
-        module = importlib.import_module(ADAPTER_MODULES[provider])
+        module = importlib.import_module(name)
     except ModuleNotFoundError as exc:
-        if exc.name != ADAPTER_MODULES[provider]:
+        if exc.name != name:
             raise
         raise ValueError(
-            f"provider {provider!r} has no adapter in this build; "
+            f"provider {identity.value!r} has no adapter in this build; "
             f"known providers: {', '.join(KNOWN_PROVIDERS)}"
         ) from None
     create: Callable[..., StreamAdapter] = module.create
-    return create(provider, api_key=api_key, model=model, base_url=base_url, **options)
+    return create(identity, api_key=api_key, model=model, base_url=base_url, capabilities=capabilities,
+                  **options)
 
 
 async def normalized_stream(

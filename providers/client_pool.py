@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from providers.endpoint_check import EndpointPolicy
+from providers.healing import RefusalMemory
 from providers.http_transport import Transport
 
 log = logging.getLogger(__name__)
@@ -61,6 +62,8 @@ class ClientPool:
         self.transport: Transport = transport
         # At most one read of a streamed body per this many seconds (providers.streaming.paced_reader).
         self.read_interval = read_interval
+        # What each route's provider refused, healed and remembered (providers.healing).
+        self.refusals = RefusalMemory()
         self.closed = False
 
     def get(self, key: ClientKey, make: Callable[[], T]) -> T:

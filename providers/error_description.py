@@ -12,18 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from providers.capabilities import display_name
 from providers.i18n import t
+from providers.identity import Provider, provider_of
 from providers.types import FailureKind, ProviderError
-
-PROVIDER_NAMES: dict[str, str] = {
-    "google": "Google Gemini",
-    "gemini": "Google Gemini",
-    "anthropic": "Anthropic",
-    "openai": "OpenAI",
-    "openrouter": "OpenRouter",
-    "deepseek": "DeepSeek",
-    "zai": "Z.ai",
-}
 
 HEADLINE_KEYS: dict[FailureKind, str] = {
     "rate_limit": "genai.headline.rate_limit",
@@ -43,25 +35,26 @@ HEADLINE_KEYS: dict[FailureKind, str] = {
 }
 # The same kind worded for one provider.
 PROVIDER_HEADLINE_KEYS: dict[tuple[FailureKind, str], str] = {
-    ("model_error", "openrouter"): "genai.headline.openrouter_model_error",
-    ("balance_exhausted", "deepseek"): "genai.headline.deepseek_balance",
-    ("balance_exhausted", "zai"): "genai.headline.zai_balance",
-    ("balance_exhausted", "openrouter"): "genai.headline.openrouter_no_credits",
-    ("credit_limit", "openrouter"): "genai.headline.openrouter_credit_limit",
+    ("model_error", Provider.OPENROUTER): "genai.headline.openrouter_model_error",
+    ("balance_exhausted", Provider.DEEPSEEK): "genai.headline.deepseek_balance",
+    ("balance_exhausted", Provider.ZAI): "genai.headline.zai_balance",
+    ("balance_exhausted", Provider.OPENROUTER): "genai.headline.openrouter_no_credits",
+    ("credit_limit", Provider.OPENROUTER): "genai.headline.openrouter_credit_limit",
 }
 
 Headline = tuple[str, dict[str, Any]]
 
 
 def provider_display_name(provider: str | None, locale: str | None) -> str:
-    """The name readers know; custom endpoints and unknown providers get a localized noun."""
-    if provider in PROVIDER_NAMES:
-        return PROVIDER_NAMES[provider]
-    if provider == "custom":
-        return t("genai.provider.custom", locale)
-    if provider:
+    """The name readers know (`providers.capabilities.display_name`); a custom endpoint and
+    an unknown provider get a localized noun, any other name is shown as given."""
+    if not provider:
+        return t("genai.provider.unknown", locale)
+    try:
+        identity = provider_of(provider)
+    except ValueError:
         return provider
-    return t("genai.provider.unknown", locale)
+    return display_name(identity) or t("genai.provider.custom", locale)
 
 
 # The same kind worded for its finer cause (`ProviderError.reason`, decided when the error

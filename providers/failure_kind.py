@@ -19,6 +19,7 @@ from typing import Any
 
 from providers.error_body import walk
 from providers.failure_wording import INVALID_KEY, PLAN_EXCLUDES_MODEL, kind_from_wording
+from providers.identity import Provider
 from providers.types import ErrorType, FailureKind
 
 # error_type an adapter passes for a body that stopped arriving mid-stream (reset, cut).
@@ -97,7 +98,7 @@ def _from_codes(ev: Evidence) -> FailureKind | None:
     for code in ev.codes:
         if code in _CODE_KINDS:
             return _CODE_KINDS[code]
-        if ev.provider == "zai" and code in _ZAI_CODE_KINDS:
+        if ev.provider == Provider.ZAI and code in _ZAI_CODE_KINDS:
             return _ZAI_CODE_KINDS[code]
     if "not_found_error" in ev.codes and ev.message.strip().lower().startswith("model:"):
         return "model_error"  # Anthropic names the unknown model as "model: <id>"
@@ -199,7 +200,7 @@ def decide_reason(kind: FailureKind, ev: Evidence) -> Reason:
             return "permission_denied", None
     if kind == "billing" and PLAN_EXCLUDES_MODEL.search(ev.text):
         return "plan_excludes_model", None
-    if ev.provider != "openrouter":
+    if ev.provider != Provider.OPENROUTER:
         return None, None
     if kind == "credit_limit":
         match = _AFFORD.search(ev.text)

@@ -6,7 +6,7 @@ the providers layer keeps, and they never hold keys or message text.
 
 from prometheus_client import Counter
 
-from providers.adapter import KNOWN_PROVIDERS
+from providers.identity import KNOWN_PROVIDERS
 
 # Both labels are closed vocabularies (a known provider or "other", a FailureKind): a
 # provider's own codes are unbounded, and each label value would be a new time series.

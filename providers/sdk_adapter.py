@@ -11,17 +11,21 @@ byte source, the event normalization) stays in each adapter.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
 import httpx2
 import jiter
 
 from providers import http_transport as http_transport_module
+from providers.capabilities import capabilities_of
 from providers.client_pool import ClientKey, ClientPool
 from providers.error_description import describe_error
+from providers.healing import MAX_HEALS, Refusal, RefusalMemory, Route, heal
 from providers.http_transport import Transport, body_reader
-from providers.streaming import PieceReader, SSEDecoder, paced_reader
+from providers.identity import Provider, provider_of
+from providers.model_capabilities import NO_HINTS, ModelCapabilities, RouteHints
+from providers.streaming import PieceReader, SSEDecoder, paced_reader, response_timeout
 from providers.types import ProcessedChunk, ProviderError, RawStreamChunk
 
 DEFAULT_TIMEOUT = 120.0
@@ -30,6 +34,7 @@ END_OF_BODY = "__end_of_body__"
 
 ClientT = TypeVar("ClientT")
 HttpT = TypeVar("HttpT")
+OpenedT = TypeVar("OpenedT")
 
 
 class SdkStreamAdapter(ABC, Generic[ClientT]):
@@ -48,7 +53,7 @@ class SdkStreamAdapter(ABC, Generic[ClientT]):
     # Attributes the repr shows; never anything that holds a key.
     repr_fields: ClassVar[tuple[str, ...]] = ("model",)
     # Keyword options `create` passes on to the constructor; it drops all others.
-    option_names: ClassVar[frozenset[str]] = frozenset({"timeout", "clients"})
+    option_names: ClassVar[frozenset[str]] = frozenset({"timeout", "clients", "capabilities", "hints"})
 
     @classmethod
     def create(
@@ -62,10 +67,17 @@ class SdkStreamAdapter(ABC, Generic[ClientT]):
         taken = {name: value for name, value in options.items() if name in cls.option_names}
         return cls(provider, api_key=api_key, model=model, base_url=base_url, **taken)
 
-    def __init__(self, provider: str, *, model: str, timeout: float | None,
-                 clients: ClientPool | None = None) -> None:
-        self.provider = provider
+    def __init__(self, provider: Provider | str, *, model: str, timeout: float | None,
+                 clients: ClientPool | None = None, capabilities: ModelCapabilities | None = None,
+                 hints: RouteHints = NO_HINTS, base_url: str | None = None) -> None:
+        self.provider = provider_of(provider)
         self.model = model
+        # Whose refusals this adapter's requests heal and learn from (providers.healing):
+        # the provider, the address as configured (None: the provider's own) and the model.
+        self.route: Route = (self.provider.value, base_url, model)
+        self._refusals = clients.refusals if clients is not None else RefusalMemory()
+        # What the model takes, asked once: every request this adapter builds reads it.
+        self.capabilities = capabilities or capabilities_of(self.provider, model, hints)
         self.timeout = timeout
         self._client: ClientT | None = None
         self._clients = clients
@@ -92,6 +104,31 @@ class SdkStreamAdapter(ABC, Generic[ClientT]):
         if self._clients is None:
             return make()
         return self._clients.get(key, make)
+
+    async def _send_healed(self, send: Callable[[dict[str, Any]], Awaitable[OpenedT]],
+                           body: dict[str, Any]) -> OpenedT:
+        """`send(body)` within the response timeout, healed where the provider refuses one
+        parameter (`providers.healing`): what the route is known to refuse is left out up
+        front; a new refusal sends the same request again at once without it, at most
+        MAX_HEALS times, and is remembered. Any other failure is raised as it came."""
+        body = self._refusals.applied(self.route, body)
+        heals = 0
+        while True:
+            try:
+                async with response_timeout(self.timeout):
+                    return await send(body)
+            except Exception as exc:
+                refusal = self._refusal(exc) if heals < MAX_HEALS else None
+                healed = heal(body, refusal) if refusal is not None else None
+                if healed is None:
+                    raise
+                self._refusals.remember(self.route, refusal)
+                body, heals = healed, heals + 1
+
+    def _refusal(self, exc: BaseException) -> Refusal | None:
+        """The parameter `exc` (the SDK's error for a refused request) names; None here, where
+        the family reads no error bodies."""
+        return None
 
     @abstractmethod
     def _new_client(self) -> ClientT:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from providers.identity import Provider
 from providers.types import ThoughtLogEntry
 from stream.capture import CapturedBlock
 from stream.sink import EmbedSpec
@@ -67,7 +68,7 @@ def thought_log_footer(provider: str, serving_provider: str | None = None,
     """`Provider: openrouter via <backend>` when a backend is known, else `Provider: <p>`
     (in the labels' language; the names are filled in as given, never formatted)."""
     backend = (serving_provider or "").strip()
-    if provider == "openrouter" and backend:
+    if provider == Provider.OPENROUTER and backend:
         return labels.provider_via.replace("{provider}", provider).replace("{backend}", backend)
     return labels.provider.replace("{provider}", provider)
 

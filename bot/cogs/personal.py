@@ -20,7 +20,7 @@ from bot.edge.translator import lstr
 from bot.repo.usage import usage_by
 from bot.usage.report import REPORT_DAYS, usage_lines
 from bot.vault import install_log_redaction
-from providers import KNOWN_PROVIDERS
+from providers import Provider
 from providers.i18n import t
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-PERSONAL_PROVIDERS = [app_commands.Choice(name=p, value=p) for p in KNOWN_PROVIDERS if p != "custom"]
+PERSONAL_PROVIDERS = [app_commands.Choice(name=p.value, value=p.value) for p in Provider if p is not Provider.CUSTOM]
 SCOPE_LABELS = {"server": "commands.choice.scope_server", "global": "commands.choice.scope_global"}
 
 

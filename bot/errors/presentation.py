@@ -24,6 +24,7 @@ from bot.errors.tables import (
 )
 from providers.error_description import describe_error
 from providers.i18n import t
+from providers.identity import Provider
 from providers.redaction import redact_secrets
 from providers.types import FailureKind, ProviderError
 
@@ -158,7 +159,7 @@ def public_detail(error: ProviderError) -> bool:
     whatever address a manager typed: its error body may be an internal service's reply
     (an intranet page, a metadata document), so it goes only to the managers' thought-log
     channel (`bot.question.thought_log.post_error_detail`), never into the public embed."""
-    return error.provider != "custom"
+    return error.provider != Provider.CUSTOM
 
 
 def private_detail(error: ProviderError, locale: str | None, known_secrets: Iterable[str]) -> str | None:

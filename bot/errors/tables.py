@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from providers.identity import Provider
 from providers.types import FailureKind, ProviderError
 
 PERSONAL_SUFFIX = "_personal"
@@ -74,8 +75,8 @@ def _always(_: TipContext) -> bool:
     return True
 
 
-def _provider_is(name: str) -> Condition:
-    return lambda ctx: ctx.error.provider == name
+def _provider_is(provider: Provider) -> Condition:
+    return lambda ctx: ctx.error.provider == provider
 
 
 def _no_fallback_chain(ctx: TipContext) -> bool:
@@ -105,8 +106,8 @@ class Tip:
 
 _FALLBACK = Tip(MODEL_FALLBACK, scoped=True, when=_no_fallback_chain, server_only=True)
 _SWITCH = Tip("genai.tips.switch_model_provider", scoped=True)
-_OPENROUTER_MODELS = Tip("genai.tips.openrouter_models", scoped=True, when=_provider_is("openrouter"))
-_OPENROUTER_CREDITS = Tip("genai.tips.openrouter_add_credits", scoped=True, when=_provider_is("openrouter"))
+_OPENROUTER_MODELS = Tip("genai.tips.openrouter_models", scoped=True, when=_provider_is(Provider.OPENROUTER))
+_OPENROUTER_CREDITS = Tip("genai.tips.openrouter_add_credits", scoped=True, when=_provider_is(Provider.OPENROUTER))
 _GOOGLE_CREDENTIAL = Tip("genai.tips.google_credential_type", when=_google_credential_type)
 _VERIFY_KEY = Tip("genai.tips.verify_api_key", scoped=True)
 
@@ -115,12 +116,12 @@ TIPS: dict[FailureKind, tuple[Tip, ...]] = {
         Tip("genai.tips.wait_and_retry"),
         Tip(API_KEY_ROTATION, server_only=True),
         _FALLBACK,
-        Tip("genai.tips.openrouter_free_models", scoped=True, when=_provider_is("openrouter")),
+        Tip("genai.tips.openrouter_free_models", scoped=True, when=_provider_is(Provider.OPENROUTER)),
         Tip("genai.tips.openrouter_fund_account", scoped=True, when=_openrouter_daily_free_cap),
     ),
     "balance_exhausted": (
         Tip("genai.tips.top_up_provider_balance"),
-        Tip("genai.tips.deepseek_top_up", scoped=True, when=_provider_is("deepseek")),
+        Tip("genai.tips.deepseek_top_up", scoped=True, when=_provider_is(Provider.DEEPSEEK)),
         _OPENROUTER_CREDITS,
         _SWITCH,
     ),
@@ -141,7 +142,7 @@ TIPS: dict[FailureKind, tuple[Tip, ...]] = {
     # The key is not to blame: is the server up, is the address right.
     "unreachable": (
         Tip("genai.tips.check_server_running"),
-        Tip("genai.tips.check_endpoint_address", when=_provider_is("custom"), server_only=True),
+        Tip("genai.tips.check_endpoint_address", when=_provider_is(Provider.CUSTOM), server_only=True),
         _FALLBACK,
     ),
     # The bot refused the address itself: who can allow it, or that nobody can.

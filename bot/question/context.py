@@ -27,7 +27,7 @@ from bot.repo.answer_records import AnswerFacts
 from bot.settings import Settings
 from bot.tools import ToolRegistry
 from bot.turn import Credentials
-from providers.client_pool import ClientPool
+from bot.turn.access import ProviderAccess
 from providers.i18n import t
 from stream.pacing import ChannelBudgets
 from stream.sink import SentMessage, SinkError
@@ -46,7 +46,7 @@ class Services:
     sessions: async_sessionmaker[AsyncSession] | None
     writes: WriteBehind | None
     credentials: Credentials
-    clients: ClientPool | None
+    access: ProviderAccess
     budgets: ChannelBudgets
     answers: RunningAnswers
     turns: TurnQueue
@@ -58,7 +58,7 @@ class Services:
            search_tools: ToolRegistry | None = None) -> Services:
         """The parts a bot (`bot.app.LLMBot`) was built with; a test bot may lack some."""
         return cls(bot, bot.settings, getattr(bot, "config", None), getattr(bot, "sessions", None),
-                   getattr(bot, "writes", None), bot.credentials, getattr(bot, "clients", None), budgets,
+                   getattr(bot, "writes", None), bot.credentials, getattr(bot, "access", None) or ProviderAccess.of(bot.settings), budgets,
                    bot.answers, bot.turns, tools, search_tools)
 
 

@@ -79,7 +79,7 @@ from bot.question.threads import AnswerPlace, ThreadOpener, in_thread_of_bot, th
 from bot.repo.conversation import DEFAULT_HISTORY_MESSAGES
 from bot.repo.usage import Limits
 from bot.turn import Credentials, TurnContext, TurnOutcome, TurnRoute, run_generation_turn
-from bot.turn.context import answer_limits, endpoint_policy
+from bot.turn.context import answer_limits
 from bot.turn.notices import blocked_key
 from bot.usage.limits import (
     LIMITED_LEG,
@@ -390,8 +390,7 @@ class Answering:
                            channel_id=place.channel_id, locale=question.locale, sink=sink,
                            budget=services.budgets.for_channel(place.channel_id), interrupt=answer.interrupt,
                            limits=answer_limits(settings), max_messages=max_messages,
-                           endpoint_policy=endpoint_policy(settings),
-                           clients=services.clients, config=question.config, shown=answer.shown,
+                           access=services.access, config=question.config, shown=answer.shown,
                            server_may_pay=admitted.server_may_pay, resume=resume)
 
     # ---- 6. bookkeeping ------------------------------------------------------------------

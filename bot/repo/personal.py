@@ -20,6 +20,7 @@ from bot.repo.keys import KeyHealth, KeyLease, KeyRef, check_secret, health_of
 from bot.repo.servers import check_model, check_provider
 from bot.repo.versions import config_write
 from bot.vault import Vault, last4, mask, masked_tail
+from providers.identity import Provider
 
 log = logging.getLogger(__name__)
 
@@ -128,11 +129,11 @@ async def set_personal_model(
     session: AsyncSession, user_id: int, guild_id: int | None, provider: str, model: str,
 ) -> PersonalInfo:
     provider = check_provider(provider)
-    if provider == "custom":
+    if provider is Provider.CUSTOM:
         raise RepositoryError("personal_custom_unsupported")
     model = check_model(model)
     row = await _row(session, user_id, guild_id)
-    row.provider, row.model = provider, model
+    row.provider, row.model = provider.value, model
     await session.flush()
     return _info(row)
 

@@ -36,6 +36,7 @@ from bot.repo.personal import PersonalInfo, effective_personal
 from bot.repo.servers import ModelTarget, ServerSettings, get_server_settings, list_fallbacks
 from bot.settings import Settings
 from bot.vault import Vault
+from providers.identity import Provider
 
 Origin = Literal["personal", "server", "environment", "none"]
 
@@ -77,7 +78,7 @@ _environment_target = environment_target
 
 def _with_base_url(target: ModelTarget, stored: ServerSettings | None) -> ModelTarget:
     # Only the custom provider takes a server-chosen address; the others use their own.
-    if target.provider == "custom" and stored is not None and stored.base_url:
+    if target.provider is Provider.CUSTOM and stored is not None and stored.base_url:
         return ModelTarget(target.provider, target.model, stored.base_url)
     return target
 
@@ -92,13 +93,13 @@ async def _key_providers(session: AsyncSession, guild_id: int | None) -> set[str
 
 def _keyless_on_server(target: ModelTarget, stored: ServerSettings | None, paid: set[str]) -> bool:
     """A custom model on the address the server's managers set, on a server with no custom key."""
-    return (target.provider == "custom" and "custom" not in paid and stored is not None
+    return (target.provider is Provider.CUSTOM and Provider.CUSTOM not in paid and stored is not None
             and bool(stored.base_url) and target.base_url == stored.base_url)
 
 
 def _keyless_default(target: ModelTarget, settings: Settings) -> bool:
     """The operator's custom default with no DEFAULT_TEXT_API_KEYS at all."""
-    return (target.provider == "custom" and bool(target.base_url) and target == _environment_target(settings)
+    return (target.provider is Provider.CUSTOM and bool(target.base_url) and target == _environment_target(settings)
             and not settings.default_text_api_keys())
 
 

@@ -23,7 +23,7 @@ from bot.repo.common import (
     refuse_control,
 )
 from bot.repo.versions import config_write
-from providers import KNOWN_PROVIDERS
+from providers import Provider, provider_of
 
 MAX_MODEL_LENGTH = 200
 MAX_FALLBACKS = 10
@@ -40,10 +40,14 @@ class ModelTarget:
     model at the same address is the same target.
     """
 
-    provider: str
+    provider: Provider
     model: str
     base_url: str | None = None
     operator_address: bool = field(default=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # A stored or typed name becomes the typed identity once, here (frozen: set once).
+        object.__setattr__(self, "provider", provider_of(self.provider))
 
 
 @dataclass(frozen=True)
@@ -59,11 +63,12 @@ class ServerSettings:
     verbatim_tool_calling_enabled: bool
 
 
-def check_provider(provider: str) -> str:
-    value = provider.strip().lower()
-    if value not in KNOWN_PROVIDERS:
-        raise RepositoryError("unknown_provider", provider=printable(provider[:40]))
-    return value
+def check_provider(provider: str) -> Provider:
+    """The typed identity of a typed name; a refusal naming it otherwise."""
+    try:
+        return provider_of(provider)
+    except ValueError:
+        raise RepositoryError("unknown_provider", provider=printable(provider[:40])) from None
 
 
 def check_model(model: str) -> str:
@@ -116,11 +121,12 @@ async def set_text_model(session: AsyncSession, guild_id: int, provider: str, mo
     """The primary route. A base URL is kept but only used while the provider is custom."""
     target = ModelTarget(check_provider(provider), check_model(model))
     row = await _text_config(session, guild_id)
-    if target.provider == "custom" and not row.base_url:
+    custom = target.provider is Provider.CUSTOM
+    if custom and not row.base_url:
         raise RepositoryError("endpoint_required")  # custom has no address of its own
-    row.provider, row.model = target.provider, target.model
+    row.provider, row.model = target.provider.value, target.model
     await session.flush()
-    return ModelTarget(target.provider, target.model, row.base_url if target.provider == "custom" else None)
+    return ModelTarget(target.provider, target.model, row.base_url if custom else None)
 
 
 @conflicts_as("conflict")
@@ -133,9 +139,9 @@ async def set_custom_endpoint(session: AsyncSession, guild_id: int, base_url: st
     chosen = model if model is not None else row.model
     if chosen is None:
         raise RepositoryError("model_required")
-    row.provider, row.model, row.base_url = "custom", chosen, base_url
+    row.provider, row.model, row.base_url = Provider.CUSTOM.value, chosen, base_url
     await session.flush()
-    return ModelTarget("custom", chosen, base_url)
+    return ModelTarget(Provider.CUSTOM, chosen, base_url)
 
 
 async def _server(session: AsyncSession, guild_id: int) -> Server:
@@ -180,7 +186,7 @@ async def add_fallback(session: AsyncSession, guild_id: int, provider: str, mode
     """Append to the chain; returns the 1-based position shown to the manager."""
     target = ModelTarget(check_provider(provider), check_model(model))
     await lock_server(session, guild_id)
-    if target.provider == "custom":
+    if target.provider is Provider.CUSTOM:
         text_config = await session.get(ServerTextConfig, guild_id)
         if text_config is None or not text_config.base_url:
             raise RepositoryError("endpoint_required")

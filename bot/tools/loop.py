@@ -3,8 +3,9 @@
 Every call gets exactly one tool message (JSON), so each provider can pair results with
 calls. A call whose arguments the provider cut off is never dispatched: its arguments
 are only a repair's guess. The loop is bounded by iterations and by consecutive failed
-calls; past a bound the model is asked once more without tools (providers that need the
-tool list to read tool history end with a notice instead). Follow-up responses stream
+calls; past a bound the model is asked once more without tools (a model that needs the
+tool list to read tool history, `ModelCapabilities.tool_history_needs_tools`, ends with a
+notice instead). Follow-up responses stream
 into the same delivery, so the reader sees one answer; a follow-up's failure is returned
 for the turn to show in place, never retried on another key, since the answer has begun.
 """
@@ -37,8 +38,6 @@ log = logging.getLogger(__name__)
 MAX_ITERATIONS = 5
 MAX_CONSECUTIVE_ERRORS = 3
 TOOL_TIMEOUT = 10.0
-# Anthropic refuses tool_use/tool_result history in a request that declares no tools.
-TOOLS_NEEDED_FOR_HISTORY = frozenset({"anthropic"})
 
 
 @dataclass(frozen=True)
@@ -131,7 +130,7 @@ class ToolLoop:
             bounded = iterations >= self.max_iterations or errors >= self.max_consecutive_errors
             if bounded:
                 log.warning("tool loop bounded after %d iterations (%d consecutive errors)", iterations, errors)
-                if adapter.provider in TOOLS_NEEDED_FOR_HISTORY:
+                if adapter.capabilities.tool_history_needs_tools:  # no ask without tools possible
                     break
                 tools_offered = False
             follow = dataclasses.replace(request, messages=list(messages),

@@ -10,18 +10,16 @@ reads "for each attempt: stream it, decide".
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 from bot.load.config_cache import ConfigSnapshot
 from bot.repo import KeyLease, ModelTarget
+from bot.turn.access import ProviderAccess
 from bot.turn.credentials import Credentials, Leg, TurnRoute
 from bot.turn.policy import Step, plan_next
-from providers import StreamAdapter, create_adapter
-from providers.client_pool import ClientPool
-from providers.endpoint_check import EndpointPolicy
+from providers import Provider, StreamAdapter, create_adapter
 from providers.log_safe import loggable
 from providers.types import ProviderError
 
@@ -36,35 +34,25 @@ def target_label(target: ModelTarget) -> str:
 
 
 def open_adapter(target: ModelTarget, lease: KeyLease, verbatim_tool_calling: bool,
-                 endpoint_policy: EndpointPolicy | None = None,
-                 clients: ClientPool | None = None) -> StreamAdapter | None:
+                 access: ProviderAccess) -> StreamAdapter | None:
     """The adapter for one attempt; None when the model cannot be used at all (logged).
 
     Verbatim tool-call parsing is a server switch for custom endpoints only: the hosted
-    providers have native tool calling. `endpoint_policy` bounds where a custom endpoint
-    may connect (public addresses only unless the operator allows private ones).
-    `clients` lends the adapter a shared HTTP client, so an attempt builds no TLS context
-    and may reuse a warm connection; the key still goes with this attempt's requests.
-    The operator's own default address is trusted to be private (`ModelTarget.operator_address`);
-    metadata and credential addresses stay refused whatever the policy allows.
+    providers have native tool calling. `access` bounds where a custom endpoint may
+    connect (public addresses only unless the operator allows private ones; the
+    operator's own default address may be private), says what the operator said custom
+    endpoints take, and lends the adapter the shared HTTP client, so an attempt builds
+    no TLS context and may reuse a warm connection; the key still goes with this
+    attempt's requests.
     """
-    endpoint_policy = operator_policy(target, endpoint_policy)
     try:
         return create_adapter(target.provider, api_key=lease.secret, model=target.model,
-                              base_url=target.base_url, timeout=PROVIDER_TIMEOUT,
-                              verbatim_tool_calling=verbatim_tool_calling and target.provider == "custom",
-                              endpoint_policy=endpoint_policy, clients=clients)
+                              base_url=target.base_url, timeout=PROVIDER_TIMEOUT, hints=access.hints(target),
+                              verbatim_tool_calling=verbatim_tool_calling and target.provider is Provider.CUSTOM,
+                              endpoint_policy=access.policy_for(target), clients=access.clients)
     except ValueError as exc:  # e.g. custom without an address; the text never holds the key
         log.error("model %s cannot be used: %s", loggable(target_label(target)), loggable(exc))
         return None
-
-
-def operator_policy(target: ModelTarget, policy: EndpointPolicy | None) -> EndpointPolicy | None:
-    """The endpoint policy for `target`: private addresses allowed on the operator's own
-    default address (the operator wrote it); a server's own endpoint keeps `policy`."""
-    if not target.operator_address:
-        return policy
-    return dataclasses.replace(policy or EndpointPolicy(), allow_private=True)
 
 
 @dataclass(frozen=True, slots=True)

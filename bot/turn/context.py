@@ -9,9 +9,8 @@ from dataclasses import dataclass, field
 from bot.load.answers import Shown
 from bot.load.config_cache import ConfigSnapshot
 from bot.settings import Settings
+from bot.turn.access import ProviderAccess
 from bot.turn.search import AnswerSearch
-from providers.client_pool import ClientPool
-from providers.endpoint_check import EndpointPolicy
 from stream.buffer import MAX_MESSAGES, Resume
 from stream.interrupt import Interrupt
 from stream.limits import StreamLimits
@@ -27,10 +26,10 @@ class TurnContext:
     `sink` is where the answer goes (it also shows "typing…"); `budget` paces the
     channel's edits and is shared by every answer in that channel; `interrupt` ends the
     answer on `/stop`, a newer question or shutdown; `limits` and `max_messages` bound
-    one answer's time, calls, kept reasoning and Discord messages; `endpoint_policy`
-    says which addresses a custom endpoint may reach (checked again at connection time);
-    `clients` is the bot's pool of provider HTTP clients every attempt shares (None: each
-    attempt builds and closes its own); `config` is the question's one configuration read
+    one answer's time, calls, kept reasoning and Discord messages; `access` is how the
+    bot reaches providers (which addresses a custom endpoint may reach, what the operator
+    said custom endpoints take, the provider HTTP clients every attempt shares: see
+    `bot.turn.access`); `config` is the question's one configuration read
     (key pools come from it); `shown` is the delivery on screen now; `server_may_pay` counts the answer in
     the server's limits when the turn reaches the server's keys behind the member's own
     (False: a limit refused, the member was told; None: counted at admission already);
@@ -48,8 +47,7 @@ class TurnContext:
     limits: StreamLimits = field(default_factory=StreamLimits)
     max_messages: int = MAX_MESSAGES
     message_limit: int = DISCORD_MESSAGE_LIMIT  # characters one message holds before the answer splits
-    endpoint_policy: EndpointPolicy = field(default_factory=EndpointPolicy)
-    clients: ClientPool | None = None
+    access: ProviderAccess = field(default_factory=ProviderAccess)
     config: ConfigSnapshot = field(default_factory=lambda: ConfigSnapshot("none"))
     shown: Shown = field(default_factory=Shown)
     server_may_pay: Callable[[], Awaitable[bool]] | None = None
@@ -62,9 +60,3 @@ def answer_limits(settings: Settings) -> StreamLimits:
     return StreamLimits(first_content_seconds=settings.FIRST_TOKEN_DEADLINE_SECONDS,
                         idle_seconds=settings.ANSWER_IDLE_SECONDS, total_seconds=settings.ANSWER_DEADLINE_SECONDS,
                         max_calls=settings.MAX_TOOL_CALLS_PER_RESPONSE, max_thought_chars=settings.MAX_REASONING_CHARS)
-
-
-def endpoint_policy(settings: Settings) -> EndpointPolicy:
-    """Which addresses a custom endpoint may reach, as the operator set it."""
-    return EndpointPolicy(allow_private=settings.ALLOW_PRIVATE_ENDPOINTS,
-                          reasoning_effort=settings.CUSTOM_REASONING_EFFORT)

@@ -28,6 +28,7 @@ from bot.repo.routes import active_route_of, environment_target, pool_source
 from bot.settings import Settings
 from bot.turn.key_use import KeyUse
 from bot.vault import Vault, VaultError, fingerprint, last4, mask, masked_tail
+from providers.identity import Provider
 from providers.log_safe import loggable
 
 if TYPE_CHECKING:
@@ -194,7 +195,7 @@ class EnvironmentCredentials:
         """The configured keys in order; a `custom` default without keys is a keyless
         endpoint (a local model server), asked without a key as with a database."""
         secrets = self._settings.default_text_api_keys()
-        if not secrets and target.provider == "custom" and target.base_url:
+        if not secrets and target.provider is Provider.CUSTOM and target.base_url:
             return [KEYLESS_LEASE]
         return [KeyLease(KeyRef("environment", fingerprint(s)), mask(s), s) for s in secrets]
 

@@ -114,8 +114,7 @@ async def _run_turn(ctx: TurnContext, request: ChatRequest, credentials: Credent
                 return TurnOutcome(blocked="limit_reached", attempts=plan.records)
             if not allowed:
                 break  # the member's own key failed and the server's limits refuse to take over
-        adapter = open_adapter(attempt.target, attempt.lease, route.verbatim_tool_calling, ctx.endpoint_policy,
-                               ctx.clients)
+        adapter = open_adapter(attempt.target, attempt.lease, route.verbatim_tool_calling, ctx.access)
         if adapter is None:
             plan.skip_model(attempt)
             continue
@@ -126,7 +125,7 @@ async def _run_turn(ctx: TurnContext, request: ChatRequest, credentials: Credent
                                    limit=ctx.message_limit, resume=ctx.resume)
         ctx.shown.delivery = delivery  # a reply to a part while it streams sees the whole answer
         asked = request if ctx.search is None else await ctx.search.request_for(
-            request, attempt.target.provider, attempt.target.model, attempt.leg.credential_source)
+            request, adapter.capabilities, attempt.leg.credential_source)
         try:
             result = await run_stream(normalized_stream(adapter, asked), delivery, ctx.interrupt,
                                       keep_open_for_calls=tools is not None, limits=ctx.limits,

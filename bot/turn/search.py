@@ -1,6 +1,6 @@
 """Web search for one answer: whether it may search, how, and what it says afterwards.
 
-A route whose provider searches natively (`providers.web_search.searches_natively`) gets
+A route whose model searches natively (`ModelCapabilities.web_search`) gets
 `ChatRequest.web_search` and no bot tool; every other route gets the bot's `web_search`
 tool when the operator named a search service (`bot.search`), else no search at all.
 Each attempt asks again (a fallback may change the family). Searches are bounded per
@@ -21,8 +21,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from bot.search.log import SearchLog, SearchOutcome
+from providers.model_capabilities import ModelCapabilities
 from providers.types import ChatRequest, Source, WebSearch
-from providers.web_search import searches_natively
 from stream.sources import unique_sources
 
 WEB_SEARCH_TOOL = "web_search"
@@ -44,10 +44,10 @@ class AnswerSearch:
     refused: bool = False  # a search was refused by a bound: the answer is not fully grounded
     native_searches: int = 0  # searches the provider ran itself (counted after the answer)
 
-    async def request_for(self, request: ChatRequest, provider: str, model: str, paid_by: str) -> ChatRequest:
+    async def request_for(self, request: ChatRequest, capabilities: ModelCapabilities, paid_by: str) -> ChatRequest:
         """The attempt's request: native search within what is left, or the bot's tool."""
         self.paid_by = paid_by
-        if not searches_natively(provider, model):
+        if not capabilities.searches_natively:
             return dataclasses.replace(request, web_search=None)
         left = await self.left(paid_by)
         allowed = self.max_searches if left is None else min(self.max_searches, left)

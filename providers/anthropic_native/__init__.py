@@ -1,7 +1,5 @@
-"""Anthropic adapter (Messages API over the anthropic SDK, raw event stream)."""
+"""Anthropic adapter (Messages API over the anthropic SDK, raw event stream).
 
-from providers.anthropic_native.adapter import AnthropicAdapter, create
-from providers.anthropic_native.events import AnthropicStream, process_event
-from providers.anthropic_native.request import build_arguments
-
-__all__ = ["AnthropicAdapter", "AnthropicStream", "build_arguments", "create", "process_event"]
+Importing the package imports no SDK: `providers.adapter.create_adapter` imports
+`providers.anthropic_native.adapter` when a request is made, so an idle bot never loads it.
+"""

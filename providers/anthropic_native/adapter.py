@@ -28,10 +28,13 @@ from providers.anthropic_native.events import (
 )
 from providers.anthropic_native.request import build_arguments
 from providers.client_pool import ClientKey, ClientPool
+from providers.healing import Refusal, refusal_of
 from providers.http_transport import sdk_http_client
+from providers.identity import Provider
+from providers.model_capabilities import NO_HINTS, ModelCapabilities, RouteHints
 from providers.safe_transport import RedirectRefused
 from providers.sdk_adapter import DEFAULT_TIMEOUT, END_OF_BODY, SdkStreamAdapter, decode_event_data
-from providers.streaming import SSEDecoder, response_timeout
+from providers.streaming import SSEDecoder
 from providers.types import ChatRequest, ProcessedChunk, ProviderError, RawStreamChunk
 
 
@@ -45,10 +48,12 @@ class AnthropicAdapter(SdkStreamAdapter[anthropic.AsyncAnthropic]):
     family = "anthropic"
 
     def __init__(
-        self, provider: str, *, api_key: str, model: str, base_url: str | None = None,
+        self, provider: Provider | str, *, api_key: str, model: str, base_url: str | None = None,
         timeout: float | None = DEFAULT_TIMEOUT, clients: ClientPool | None = None,
+        capabilities: ModelCapabilities | None = None, hints: RouteHints = NO_HINTS,
     ) -> None:
-        super().__init__(provider, model=model, timeout=timeout, clients=clients)
+        super().__init__(provider, model=model, timeout=timeout, clients=clients, capabilities=capabilities,
+                         hints=hints, base_url=base_url)
         self._client_options: dict[str, Any] = {
             "api_key": api_key, "base_url": base_url, "max_retries": 0, "timeout": timeout,
         }
@@ -67,10 +72,13 @@ class AnthropicAdapter(SdkStreamAdapter[anthropic.AsyncAnthropic]):
 
     async def start_stream(self, request: ChatRequest) -> AsyncIterator[RawStreamChunk]:
         """Send the request and yield one RawStreamChunk per SSE event, then an end marker."""
-        arguments = build_arguments(request, self.model)
-        opener = self._sdk().messages.with_streaming_response.create(**arguments, stream=True)
-        async with response_timeout(self.timeout):
-            response = await opener.__aenter__()
+        create = self._sdk().messages.with_streaming_response.create
+
+        async def send(arguments: dict[str, Any]) -> Any:
+            opener = create(**arguments, stream=True)
+            return opener, await opener.__aenter__()
+
+        opener, response = await self._send_healed(send, build_arguments(request, self.capabilities))
         try:
             read = self._body(response.http_response)
             relay = self.relay_events(read, SSEDecoder(), PROVIDER, AnthropicStream())
@@ -101,6 +109,11 @@ class AnthropicAdapter(SdkStreamAdapter[anthropic.AsyncAnthropic]):
 
     def handle_provider_error(self, exc: BaseException) -> ProviderError:
         return classify_exception(exc)
+
+    def _refusal(self, exc: BaseException) -> Refusal | None:
+        if isinstance(exc, anthropic.APIStatusError):
+            return refusal_of(exc.status_code, exc.body)
+        return None
 
 
 create = AnthropicAdapter.create

@@ -11,25 +11,18 @@ Documents (`DocumentPart`): a PDF is a base64 `document` block titled with its f
 `title` 1-500 characters, from the Messages API reference). It keeps its place in the
 turn: the guide's examples put the document before the question, and the bot's user turn
 already carries its files ahead of the prompt (bot/question/attachments.py). A model
-without PDF input (`takes_documents`), and any document that is not a PDF, gets the
+without PDF input (`capabilities.takes_documents`), and any document that is not a PDF, gets the
 extracted text instead (`providers.types.part_text`).
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from typing import Any
 
-from providers.anthropic_native.models import (
-    claude_version,
-    takes_prefill,
-    takes_temperature,
-    takes_web_search,
-    thinking_form,
-)
 from providers.continuation import CONTINUE_ASK, ends_with_partial_answer
+from providers.model_capabilities import ModelCapabilities
 from providers.speaker import with_speaker
 from providers.types import (
     ChatRequest,
@@ -57,12 +50,6 @@ THINKING_BLOCKS = "anthropic_thinking_blocks"
 # while 20250305 is documented on every model that searches and needs no beta header.
 WEB_SEARCH_TOOL_TYPE = "web_search_20250305"
 WEB_SEARCH_TOOL_NAME = "web_search"
-# PDF input came with Claude 3.5 (Sonnet 3.5, both releases, and Haiku 3.5, in the PDF
-# guide's first model list); Claude 2, 2.1, Instant and the Claude 3 models (Opus, Sonnet,
-# Haiku) have none. The Mythos and Fable families are newer whatever number their names
-# carry (as in models.py).
-FIRST_PDF_VERSION = (3, 5)
-_NEWER_FAMILIES = re.compile(r"^claude-(mythos|fable)\b")
 PDF_MEDIA_TYPE = "application/pdf"  # the one media type a base64 document source takes
 MAX_DOCUMENT_TITLE = 500  # characters: the API refuses a longer `title`
 
@@ -113,16 +100,6 @@ def _tool_result_block(message: Message) -> dict[str, Any]:
         "tool_use_id": message.tool_call_id or "",
         "content": content_text(message.content),
     }
-
-
-def takes_documents(model: str) -> bool:
-    """Whether the model reads a PDF itself (a `document` block): Claude 3.5 and later (see
-    FIRST_PDF_VERSION). A name without a version (a gateway's alias) does: a modern Claude
-    is the likely model behind it."""
-    if _NEWER_FAMILIES.match(model.strip().lower()):
-        return True
-    version = claude_version(model)
-    return version is None or version >= FIRST_PDF_VERSION
 
 
 def _document_block(part: DocumentPart) -> dict[str, Any]:
@@ -210,12 +187,12 @@ def web_search_tool(search: WebSearch) -> dict[str, Any]:
     return {"type": WEB_SEARCH_TOOL_TYPE, "name": WEB_SEARCH_TOOL_NAME, "max_uses": max(1, int(search.max_searches))}
 
 
-def _tools(request: ChatRequest, model: str) -> list[dict[str, Any]]:
+def _tools(request: ChatRequest, capabilities: ModelCapabilities) -> list[dict[str, Any]]:
     """The function tools, and the web search server tool next to them when the request
-    searches and the model takes it (`models.takes_web_search`; a model that does not
-    answers without searching). Tool names must be unique: with native search on, a
-    function tool of the same name (the bot's own search) gives way to it."""
-    search = request.web_search if takes_web_search(model) else None
+    searches and the model takes it (a model that does not answers without searching).
+    Tool names must be unique: with native search on, a function tool of the same name
+    (the bot's own search) gives way to it."""
+    search = request.web_search if capabilities.web_search is not None else None
     tools = [
         {
             "name": tool.name,
@@ -230,31 +207,43 @@ def _tools(request: ChatRequest, model: str) -> list[dict[str, Any]]:
     return tools
 
 
-def build_arguments(request: ChatRequest, model: str) -> dict[str, Any]:
-    """Keyword arguments for `client.messages.create(..., stream=True)`."""
-    form = thinking_form(model)  # which the model takes: none, a budget, adaptive (models.py)
-    budget = thinking_budget(request) if form is not None else None
-    # A thinking request continues an answer in the OpenAI-compatible form (models.py).
-    prefill = takes_prefill(model, thinking=budget is not None)
-    turns, inline_system = build_messages(request.messages, prefill=prefill, documents=takes_documents(model))
+def _thinking(arguments: dict[str, Any], capabilities: ModelCapabilities, budget: int) -> None:
+    """The thinking the model takes, in its form; adaptive thinking asks its summary shown
+    (`display: "summarized"`: from Opus 4.7 on the default is "omitted", empty blocks)."""
+    reasoning = capabilities.reasoning
+    if reasoning is None or reasoning.form == "budget":
+        arguments["thinking"] = {"type": "enabled", "budget_tokens": budget}
+        return
+    arguments["thinking"] = {"type": "adaptive"}
+    if reasoning.summarized:
+        arguments["thinking"]["display"] = "summarized"
+    arguments["output_config"] = {"effort": effort_of(budget)}
+
+
+def build_arguments(request: ChatRequest, capabilities: ModelCapabilities) -> dict[str, Any]:
+    """Keyword arguments for `client.messages.create(..., stream=True)`, in the forms the
+    model takes (`capabilities`: its thinking, prefill, documents and web search). No
+    sampling parameter goes: API version 2026-10-21 refuses them all
+    (`providers/anthropic_native/capabilities.py`), and where a model took one again
+    (`ModelCapabilities.sampling`) thinking still takes only the default."""
+    budget = thinking_budget(request) if capabilities.reasoning is not None else None
+    # A thinking request continues an answer in the OpenAI-compatible form (capabilities.py).
+    prefill = capabilities.continuation == "prefill" and budget is None
+    turns, inline_system = build_messages(request.messages, prefill=prefill,
+                                          documents=capabilities.documents == "file")
     system = "\n\n".join(t for t in (request.system, *inline_system) if t)
     max_tokens = request.max_output_tokens or DEFAULT_MAX_TOKENS
-    arguments: dict[str, Any] = {"model": model, "messages": turns}
+    arguments: dict[str, Any] = {"model": capabilities.model, "messages": turns}
     if budget is not None:
         if max_tokens <= budget:  # thinking counts toward max_tokens: leave room for the answer
             max_tokens = budget + (request.max_output_tokens or DEFAULT_MAX_TOKENS)
-        if form == "budget":
-            arguments["thinking"] = {"type": "enabled", "budget_tokens": budget}
-        else:
-            arguments["thinking"] = {"type": "adaptive"}
-            arguments["output_config"] = {"effort": effort_of(budget)}
-    elif request.temperature is not None and takes_temperature(model):
-        # Thinking takes only the default temperature; the SDK has no argument for it.
-        arguments["extra_body"] = {"temperature": request.temperature}
+        _thinking(arguments, capabilities, budget)
+    elif request.temperature is not None and capabilities.takes_temperature:
+        arguments["extra_body"] = {"temperature": request.temperature}  # the SDK has no argument for it
     arguments["max_tokens"] = max_tokens
     if system:
         arguments["system"] = system
-    tools = _tools(request, model)
+    tools = _tools(request, capabilities)
     if tools:
         arguments["tools"] = tools
     return arguments

@@ -1,7 +1,5 @@
-"""Gemini adapter (google-genai api client, raw SSE body)."""
+"""Gemini adapter (generateContent over google-genai, raw SSE stream).
 
-from providers.gemini.adapter import GeminiAdapter, create
-from providers.gemini.events import GeminiStream, process_payload
-from providers.gemini.request import build_body
-
-__all__ = ["GeminiAdapter", "GeminiStream", "build_body", "create", "process_payload"]
+Importing the package imports no SDK: `providers.adapter.create_adapter` imports
+`providers.gemini.adapter` when a request is made, so an idle bot never loads it.
+"""

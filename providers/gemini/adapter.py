@@ -29,6 +29,7 @@ from typing import Any
 
 import httpx2
 from google import genai
+from google.genai import errors as genai_errors
 from google.genai import types as genai_types
 
 from providers.client_pool import ClientKey, ClientPool
@@ -42,10 +43,12 @@ from providers.gemini.events import (
 )
 from providers.gemini.request import build_body
 from providers.gemini.sse import GeminiSSEDecoder
+from providers.healing import Refusal, refusal_of
 from providers.http_transport import Transport, sdk_http_client
+from providers.identity import Provider
+from providers.model_capabilities import NO_HINTS, ModelCapabilities, RouteHints
 from providers.safe_transport import no_redirect_options, refuse_redirect_middleware
 from providers.sdk_adapter import DEFAULT_TIMEOUT, END_OF_BODY, SdkStreamAdapter, decode_event_data
-from providers.streaming import response_timeout
 from providers.types import ChatRequest, ProcessedChunk, ProviderError, RawStreamChunk
 
 # Thinking and thought signatures are v1beta features; the SDK's default is v1.
@@ -98,14 +101,16 @@ class GeminiAdapter(SdkStreamAdapter[genai.Client]):
     """One configured client; every `start_stream` call makes its own stream state."""
 
     family = "gemini"
-    option_names = frozenset({"timeout", "api_version", "clients"})
+    option_names = frozenset({"timeout", "api_version", "clients", "capabilities", "hints"})
 
     def __init__(
-        self, provider: str, *, api_key: str, model: str, base_url: str | None = None,
+        self, provider: Provider | str, *, api_key: str, model: str, base_url: str | None = None,
         timeout: float | None = DEFAULT_TIMEOUT, api_version: str = API_VERSION,
-        clients: ClientPool | None = None,
+        clients: ClientPool | None = None, capabilities: ModelCapabilities | None = None,
+        hints: RouteHints = NO_HINTS,
     ) -> None:
-        super().__init__(provider, model=model, timeout=timeout, clients=clients)
+        super().__init__(provider, model=model, timeout=timeout, clients=clients, capabilities=capabilities,
+                         hints=hints, base_url=base_url)
         self._api_key = api_key
         self._base_url = base_url
         # No HttpOptions.timeout: with aiohttp it is a *total* deadline that would cut
@@ -138,9 +143,13 @@ class GeminiAdapter(SdkStreamAdapter[genai.Client]):
     async def start_stream(self, request: ChatRequest) -> AsyncIterator[RawStreamChunk]:
         """Send the request and yield one RawStreamChunk per payload, then an end marker."""
         api = self._sdk().aio._api_client
-        http_request = api._build_request("post", self._path(), build_body(request, self.model), None)
-        async with response_timeout(self.timeout):
-            response = await api._async_request(http_request=http_request, stream=True)
+        path = self._path()
+
+        async def send(body: dict[str, Any]) -> Any:
+            http_request = api._build_request("post", path, body, None)
+            return await api._async_request(http_request=http_request, stream=True)
+
+        response = await self._send_healed(send, build_body(request, self.capabilities))
         transport = response.response_stream
         try:
             # httpx2 first: reading a streamed httpx2.Response's `content` raises before `read()`.
@@ -170,6 +179,11 @@ class GeminiAdapter(SdkStreamAdapter[genai.Client]):
 
     def handle_provider_error(self, exc: BaseException) -> ProviderError:
         return classify_exception(exc)
+
+    def _refusal(self, exc: BaseException) -> Refusal | None:
+        if isinstance(exc, genai_errors.APIError):
+            return refusal_of(exc.code, exc.details)
+        return None
 
 
 create = GeminiAdapter.create

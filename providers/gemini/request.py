@@ -8,7 +8,8 @@ call whose signature is missing), and tool results become `functionResponse` par
 one user turn.
 
 Web search (`ChatRequest.web_search`) is Grounding with Google Search, in the form the
-model takes (`search_tool`, `search_mixes_with_functions`):
+model takes (`ModelCapabilities.web_search` and `.search_with_functions`, from
+`providers/gemini/capabilities.py`):
 
 - Gemini 2.x: the `googleSearch` tool. These models refuse a search tool next to
   function declarations (400 "Tool use with function calling is unsupported"), so a
@@ -27,7 +28,7 @@ Documents (`DocumentPart`): a PDF travels as images do, `inlineData` with
 `mimeType: application/pdf` and base64 data, in its place among the turn's parts
 (Gemini's document understanding, https://ai.google.dev/gemini-api/docs/document-processing).
 The open Gemma models served by the same API take text and images but no documents
-(`takes_documents`), so they read its extracted text (`providers.types.part_text`); so
+(`ModelCapabilities.documents`), so they read its extracted text (`providers.types.part_text`); so
 does every model for a document of any other media type. Which models take images needs
 no check here: every model this family serves takes them.
 """
@@ -35,10 +36,10 @@ no check here: every model this family serves takes them.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Sequence
 from typing import Any
 
+from providers.model_capabilities import ModelCapabilities, Reasoning
 from providers.speaker import with_speaker
 from providers.types import (
     ChatRequest,
@@ -55,18 +56,6 @@ from providers.types import (
 # FunctionCall.provider_fields key a caller may use instead of `thought_signature`.
 THOUGHT_SIGNATURE = "thought_signature"
 EFFORT_BUDGETS = {"low": 1024, "medium": 8192, "high": 24576}
-# Models without thinking, which refuse a `thinkingConfig` (400): Gemini 1.x, the 2.0
-# models (but the experimental 2.0 "thinking" ones) and the open Gemma models served by
-# the same API. Thinking came with Gemini 2.5 and every model since (3.x takes the
-# budget too), so any other name, a newer one included, is sent the thinking it asks for.
-_WITHOUT_THINKING = re.compile(r"^(models/)?(gemini-1\.|gemini-2\.0-(?!.*thinking)|gemma-)")
-# Web search forms by model family (see the module docstring).
-_LEGACY_SEARCH = re.compile(r"^(models/)?gemini-1\.")  # googleSearchRetrieval
-_NO_SEARCH = re.compile(r"^(models/)?gemma-")
-_SEARCH_ALONE = re.compile(r"^(models/)?gemini-[12]\.")  # no search tool next to function declarations
-# Models without document input (see the module docstring): Gemma. Every Gemini name, a
-# newer one included, takes a PDF inline.
-_NO_DOCUMENTS = re.compile(r"^(models/)?gemma-")
 # The document media types that travel as the file itself; any other reads as its text.
 INLINE_DOCUMENT_TYPES = frozenset({"application/pdf"})
 
@@ -149,44 +138,49 @@ def build_contents(messages: Sequence[Message], *, documents: bool = True) -> tu
     return contents, system_texts
 
 
-def takes_documents(model: str) -> bool:
-    """Whether the model reads a PDF itself (see `_NO_DOCUMENTS`); else it reads its text."""
-    return _NO_DOCUMENTS.match(model.strip().lower()) is None
+def _level(reasoning: Reasoning, effort: str) -> str:
+    """The model's thinking level for an effort word: the word itself where the model takes
+    it, else the nearest level it takes (Gemini 3 Pro takes only low and high: medium
+    thinks high; a level below all it takes is its lowest)."""
+    order = ("minimal", "low", "medium", "high", "xhigh")
+    wanted = order.index(effort) if effort in order else order.index("medium")
+    taken = [order.index(level) for level in reasoning.efforts if level in order]
+    above = [rank for rank in taken if rank >= wanted]
+    return order[min(above) if above else max(taken)]
 
 
-def takes_thinking(model: str) -> bool:
-    """Whether the model accepts a thinking configuration (see `_WITHOUT_THINKING`)."""
-    return _WITHOUT_THINKING.match(model.strip().lower()) is None
+def _effort_of_budget(budget: int) -> str:
+    """An effort word for a token budget (the inverse of EFFORT_BUDGETS)."""
+    return next((effort for effort, most in EFFORT_BUDGETS.items() if budget <= most), "high")
 
 
-def thinking_config(request: ChatRequest) -> dict[str, Any] | None:
-    """Thinking with thought summaries when reasoning was asked for."""
-    if request.thinking_budget is not None:
-        return {"thinkingBudget": int(request.thinking_budget), "includeThoughts": request.thinking_budget != 0}
-    if request.reasoning_effort:
-        budget = EFFORT_BUDGETS.get(request.reasoning_effort.lower())
-        if budget is not None:
-            return {"thinkingBudget": budget, "includeThoughts": True}
+def thinking_config(request: ChatRequest, reasoning: Reasoning) -> dict[str, Any] | None:
+    """Thinking with thought summaries when reasoning was asked for, in the model's form: a
+    token budget (Gemini 2.5) or a thinking level (Gemini 3 and later, where a budget is
+    suboptimal, and refused from 3.5 on)."""
+    budget, effort = request.thinking_budget, (request.reasoning_effort or "").lower() or None
+    if budget is None and effort not in EFFORT_BUDGETS:
+        return None
+    if reasoning.form == "level":
+        if budget is not None and budget <= 0:
+            return None  # "no thinking" has no level: the model's default stands
+        word = effort if budget is None else _effort_of_budget(budget)
+        return {"thinkingLevel": _level(reasoning, word), "includeThoughts": True}
+    if budget is not None:
+        return {"thinkingBudget": int(budget), "includeThoughts": budget != 0}
+    return {"thinkingBudget": EFFORT_BUDGETS[effort], "includeThoughts": True}
+
+
+def search_tool(capabilities: ModelCapabilities) -> dict[str, Any] | None:
+    """The tool that grounds the model on Google Search, in its form; None without one (Gemma)."""
+    if capabilities.web_search == "google_search_retrieval":
+        return {"googleSearchRetrieval": {"dynamicRetrievalConfig": {"mode": "MODE_DYNAMIC"}}}
+    if capabilities.web_search == "google_search":
+        return {"googleSearch": {}}
     return None
 
 
-def search_tool(model: str) -> dict[str, Any] | None:
-    """The tool that grounds `model` on Google Search; None for a model without one (Gemma)."""
-    name = model.strip().lower()
-    if _NO_SEARCH.match(name):
-        return None
-    if _LEGACY_SEARCH.match(name):
-        return {"googleSearchRetrieval": {"dynamicRetrievalConfig": {"mode": "MODE_DYNAMIC"}}}
-    return {"googleSearch": {}}
-
-
-def search_mixes_with_functions(model: str) -> bool:
-    """Whether `model` takes its search tool next to function declarations (Gemini 3.x and
-    later); Gemini 1.x and 2.x do not, so their request with search carries search alone."""
-    return _SEARCH_ALONE.match(model.strip().lower()) is None
-
-
-def _tools(request: ChatRequest, model: str) -> tuple[list[dict[str, Any]], bool]:
+def _tools(request: ChatRequest, capabilities: ModelCapabilities) -> tuple[list[dict[str, Any]], bool]:
     """The body's `tools`, and whether search rides next to function declarations."""
     declarations = [
         {
@@ -196,8 +190,8 @@ def _tools(request: ChatRequest, model: str) -> tuple[list[dict[str, Any]], bool
         }
         for tool in request.tools
     ]
-    search = search_tool(model) if request.web_search is not None else None
-    if search is not None and declarations and not search_mixes_with_functions(model):
+    search = search_tool(capabilities) if request.web_search is not None else None
+    if search is not None and declarations and not capabilities.search_with_functions:
         declarations = []  # search alone: this model refuses both in one request
     tools: list[dict[str, Any]] = [{"functionDeclarations": declarations}] if declarations else []
     if search is not None:
@@ -205,15 +199,15 @@ def _tools(request: ChatRequest, model: str) -> tuple[list[dict[str, Any]], bool
     return tools, bool(search is not None and declarations)
 
 
-def build_body(request: ChatRequest, model: str) -> dict[str, Any]:
-    """The JSON body of `models/{model}:streamGenerateContent` (thinking only for a
-    `model` that takes it; the search tool in the form `model` takes, see the module)."""
-    contents, inline_system = build_contents(request.messages, documents=takes_documents(model))
+def build_body(request: ChatRequest, capabilities: ModelCapabilities) -> dict[str, Any]:
+    """The JSON body of `models/{model}:streamGenerateContent`, in the forms the model takes
+    (`capabilities`: its thinking, documents and search tool; see the module docstring)."""
+    contents, inline_system = build_contents(request.messages, documents=capabilities.documents == "file")
     body: dict[str, Any] = {"contents": contents}
     system = "\n\n".join(t for t in (request.system, *inline_system) if t)
     if system:
         body["systemInstruction"] = {"parts": [{"text": system}]}
-    tools, combined = _tools(request, model)
+    tools, combined = _tools(request, capabilities)
     if tools:
         body["tools"] = tools
     if combined:
@@ -221,9 +215,10 @@ def build_body(request: ChatRequest, model: str) -> dict[str, Any]:
     config: dict[str, Any] = {}
     if request.max_output_tokens:
         config["maxOutputTokens"] = request.max_output_tokens
-    if request.temperature is not None:
+    if request.temperature is not None and capabilities.takes_temperature:
         config["temperature"] = request.temperature
-    thinking = thinking_config(request) if takes_thinking(model) else None
+    reasoning = capabilities.reasoning
+    thinking = thinking_config(request, reasoning) if reasoning is not None else None
     if thinking is not None:
         config["thinkingConfig"] = thinking
     if config:

@@ -1,6 +1,5 @@
-"""The OpenAI chat-completions wire family (openai, openrouter, deepseek, zai, custom)."""
+"""The OpenAI chat-completions wire family (OpenRouter, DeepSeek, Z.ai and custom endpoints).
 
-from providers.openai_compat.adapter import OpenAICompatAdapter, create
-from providers.openai_compat.request import DEFAULT_BASE_URLS, FAMILY, build_request
-
-__all__ = ["DEFAULT_BASE_URLS", "FAMILY", "OpenAICompatAdapter", "build_request", "create"]
+Importing the package imports no SDK: `providers.adapter.create_adapter` imports
+`providers.openai_compat.adapter` when a request is made, so an idle bot never loads it.
+"""

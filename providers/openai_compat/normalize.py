@@ -18,9 +18,11 @@ import jiter
 
 from providers.done_report import done_chunk, finish_reason_of, merge_report
 from providers.errors import STREAM_INTERRUPTED, classify_error_body, classify_failure
+from providers.identity import Provider
+from providers.model_capabilities import ModelCapabilities
 from providers.openai_compat.citations import url_citations
 from providers.openai_compat.done import FINISH_REASONS, openai_usage
-from providers.openai_compat.request import REASONING_CONTENT_REPLAY
+from providers.openai_compat.request import REASONING_CONTENT, REASONING_DETAILS
 from providers.openai_compat.tool_calls import PartialCall, accumulate_calls
 from providers.streaming import SSEEvent
 from providers.text.json_repair import parse_tool_arguments
@@ -67,21 +69,25 @@ class StreamState:
     sources: list[Source] = field(default_factory=list)
     # The request carried the provider's own search field (`request.searches_here`).
     searched: bool = False
+    # Calls carry their reasoning back (`reasoning_content`): the model requires it
+    # (`ModelCapabilities.replays_reasoning`) or the stream carried the field.
+    replays_reasoning: bool = False
 
 
-def new_stream_state(provider: str, request: ChatRequest, *, verbatim_tool_calling: bool,
+def new_stream_state(capabilities: ModelCapabilities, request: ChatRequest, *, verbatim_tool_calling: bool,
                      web_search: bool = False) -> StreamState:
     """Fresh guards for one stream; the verbatim parser only for custom + option + tools.
     `web_search`: the request carried the provider's native search field."""
     verbatim = None
-    if provider == "custom" and verbatim_tool_calling and request.tools:
+    if capabilities.provider is Provider.CUSTOM and verbatim_tool_calling and request.tools:
         verbatim = VerbatimToolCallParser(request.tools)
     return StreamState(
-        provider=provider,
+        provider=capabilities.provider,
         stripper=ThinkBlockContentStripper(),
         spill=ReasoningContentSpillGuard(),
         verbatim=verbatim,
         searched=web_search,
+        replays_reasoning=capabilities.replays_reasoning,
     )
 
 
@@ -213,10 +219,10 @@ def _finish_calls(state: StreamState, out: list) -> str | None:
         parsed = parse_tool_arguments("".join(partial.arguments), adapter=state.provider, tool_name=name)
         fields: dict[str, Any] = {}
         if state.reasoning_details:
-            fields["reasoning_details"] = state.reasoning_details
+            fields[REASONING_DETAILS] = state.reasoning_details
             state.reasoning_details = []
-        if state.provider in REASONING_CONTENT_REPLAY and state.reasoning_for_replay:
-            fields["reasoning_content"] = "".join(state.reasoning_for_replay)
+        if state.replays_reasoning:  # even empty: a thinking mode refuses the turn without it
+            fields[REASONING_CONTENT] = "".join(state.reasoning_for_replay)
         out.append(FunctionCall(
             name=name, args=parsed.args, id=partial.id or f"call_{index}",
             provider_fields=fields, arguments_truncated=parsed.truncated,
@@ -393,7 +399,9 @@ def _process_payload(
     delta = choice.get("delta") or {}
     if not isinstance(delta, dict):
         raise ValueError("delta is not an object")
-    reasoning = delta.get("reasoning_content")
+    reasoning = delta.get(REASONING_CONTENT)
+    if reasoning is not None:
+        state.replays_reasoning = True  # the stream carries the field: its calls carry it back
     if not reasoning:
         reasoning = delta.get("reasoning")
     if reasoning:
@@ -401,7 +409,7 @@ def _process_payload(
             raise ValueError("reasoning is not a string")
         thoughts.append(_raw(state, reasoning))
         state.spill.observe_reasoning(reasoning)
-        if state.provider in REASONING_CONTENT_REPLAY:
+        if state.replays_reasoning:
             state.reasoning_for_replay.append(reasoning)
     details = delta.get("reasoning_details")
     if details:

@@ -13,6 +13,7 @@ import pytest
 
 from providers.adapter import create_adapter, normalized_stream
 from providers.anthropic_native.request import THINKING_BLOCKS, build_arguments
+from providers.capabilities import capabilities_of
 from providers.types import ChatRequest, FunctionCall, Message, ToolSpec, Usage
 from tests.support.data_anthropic import (
     ANTHROPIC_MAX_TOKENS_TOOL,
@@ -286,9 +287,9 @@ async def test_request_carries_history_tools_thinking_and_key(provider_server):
 
 
 def test_default_max_tokens_and_effort_budget():
-    plain = build_arguments(ChatRequest(messages=[Message("user", "x")], temperature=0.5), "claude-sonnet-4-5")
+    plain = build_arguments(ChatRequest(messages=[Message("user", "x")], temperature=0.5), capabilities_of("anthropic", "claude-sonnet-4-5"))
     assert plain["max_tokens"] == 4096 and plain["extra_body"] == {"temperature": 0.5} and "thinking" not in plain
-    effort = build_arguments(ChatRequest(messages=[Message("user", "x")], reasoning_effort="high"), "m")
+    effort = build_arguments(ChatRequest(messages=[Message("user", "x")], reasoning_effort="high"), capabilities_of("anthropic", "m"))
     assert effort["thinking"]["budget_tokens"] < effort["max_tokens"]
 
 
@@ -332,7 +333,7 @@ async def test_error_description_is_the_shared_localized_headline(provider_serve
 async def test_calls_round_trip_with_their_thinking_for_replay(provider_server):
     out = await served_outcome(provider_server, "anthropic", Reply.named_sse(ANTHROPIC_THINK_TOOLS))
     history = [Message("user", "weather?"), Message("assistant", out.text, tool_calls=out.calls)]
-    blocks = build_arguments(ChatRequest(messages=history), "m")["messages"][1]["content"]
+    blocks = build_arguments(ChatRequest(messages=history), capabilities_of("anthropic", "m"))["messages"][1]["content"]
     assert [b["type"] for b in blocks] == ["thinking", "text", "tool_use", "tool_use"]
     assert blocks[0]["signature"] == SIGNATURE
     assert [b["id"] for b in blocks[2:]] == ["toolu_01", "toolu_02"]
@@ -349,7 +350,7 @@ async def test_interleaved_thinking_goes_with_the_call_it_preceded(provider_serv
     assert [c.provider_fields[THINKING_BLOCKS][0]["thinking"] for c in out.calls] == ["first", "second"]
     assert [c.thought_signature for c in out.calls] == ["sig-1", "sig-2"]
     history = [Message("user", "q"), Message("assistant", "", tool_calls=out.calls)]
-    blocks = build_arguments(ChatRequest(messages=history), "m")["messages"][1]["content"]
+    blocks = build_arguments(ChatRequest(messages=history), capabilities_of("anthropic", "m"))["messages"][1]["content"]
     assert [(b["type"], b.get("signature") or b.get("id")) for b in blocks] == [
         ("thinking", "sig-1"), ("tool_use", "toolu_a"), ("thinking", "sig-2"), ("tool_use", "toolu_b")]
 

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from providers.adapter import create_adapter
 from providers.anthropic_native.request import build_arguments
+from providers.capabilities import capabilities_of
 from providers.types import ChatRequest, Message, Source, ToolSpec, Usage, WebSearch
 from tests.support.data_anthropic import ANTHROPIC_REDACTED, a_tool_block
 from tests.support.data_anthropic_search import (
@@ -144,7 +145,7 @@ async def test_a_model_without_web_search_gets_no_search_tool(provider_server):
 
 def test_models_that_take_web_search():
     request = ChatRequest(messages=ASK, web_search=WebSearch(max_searches=2))
-    takes = {model: "tools" in build_arguments(request, model) for model in (
+    takes = {model: "tools" in build_arguments(request, capabilities_of("anthropic", model)) for model in (
         "claude-sonnet-4-5-20250929", "claude-opus-4-6", "claude-haiku-4-5", "claude-3-7-sonnet-20250219",
         "claude-3-5-haiku-latest", "claude-3-5-sonnet-20241022", "claude-fable-5-1", "claude-gateway-alias",
         "claude-3-5-sonnet-20240620", "claude-3-haiku-20240307", "claude-2.1", "claude-instant-1.2")}
@@ -154,15 +155,15 @@ def test_models_that_take_web_search():
 
 def test_the_bots_own_search_tool_gives_way_to_the_native_one():
     own = ToolSpec("web_search", "Search the web", {"type": "object", "properties": {"query": {"type": "string"}}})
-    native = build_arguments(ChatRequest(messages=ASK, tools=[own, WEATHER], web_search=WebSearch(1)), "claude-opus-4-6")
+    native = build_arguments(ChatRequest(messages=ASK, tools=[own, WEATHER], web_search=WebSearch(1)), capabilities_of("anthropic", "claude-opus-4-6"))
     assert [(t.get("type"), t["name"]) for t in native["tools"]] == [
         (None, "get_weather"), ("web_search_20250305", "web_search")]
-    off = build_arguments(ChatRequest(messages=ASK, tools=[own]), "claude-opus-4-6")
+    off = build_arguments(ChatRequest(messages=ASK, tools=[own]), capabilities_of("anthropic", "claude-opus-4-6"))
     assert [t["name"] for t in off["tools"]] == ["web_search"] and "type" not in off["tools"][0]
 
 
 def test_max_uses_is_at_least_one():
-    arguments = build_arguments(ChatRequest(messages=ASK, web_search=WebSearch(max_searches=0)), "claude-opus-4-6")
+    arguments = build_arguments(ChatRequest(messages=ASK, web_search=WebSearch(max_searches=0)), capabilities_of("anthropic", "claude-opus-4-6"))
     assert arguments["tools"] == [{"type": "web_search_20250305", "name": "web_search", "max_uses": 1}]
 
 

@@ -16,10 +16,10 @@ import io
 import pytest
 from pypdf import PdfReader, PdfWriter
 
+from providers.anthropic_native.capabilities import takes_documents as claude_takes_documents
 from providers.anthropic_native.request import build_arguments
-from providers.anthropic_native.request import takes_documents as claude_takes_documents
+from providers.capabilities import capabilities_of
 from providers.gemini.request import build_body
-from providers.gemini.request import takes_documents as gemini_takes_documents
 from providers.types import ChatRequest, DocumentPart, ImagePart, Message, TextPart, part_text
 from tests.support.data_anthropic import a_text_block, anthropic_events
 from tests.support.data_gemini import GEMINI_THINK_TEXT
@@ -59,7 +59,7 @@ async def gemini_sent(server, model: str, request: ChatRequest) -> dict:
     assert out.done is not None, out
     sent = server.requests[-1]
     assert sent.path == f"/v1beta/models/{model}:streamGenerateContent"
-    assert sent.json == build_body(request, model)
+    assert sent.json == build_body(request, capabilities_of("google", model))
     return sent.json
 
 
@@ -107,9 +107,9 @@ async def test_gemma_sends_no_empty_part_for_a_pdf_without_text(provider_server)
 
 def test_which_gemini_models_take_documents():
     for model in ("gemini-2.5-flash", "models/gemini-2.0-flash", "gemini-3-pro-preview", "gemini-9-ultra"):
-        assert gemini_takes_documents(model), model
+        assert capabilities_of("google", model).documents == "file", model
     for model in ("gemma-3-27b-it", "models/gemma-3n-e4b-it", " Gemma-2-9b-it "):
-        assert not gemini_takes_documents(model), model
+        assert capabilities_of("google", model).documents == "text", model
 
 
 # ---- Claude ----------------------------------------------------------------------------------
@@ -157,7 +157,7 @@ async def test_a_pdf_alone_with_a_speaker_keeps_the_name_and_the_file(provider_s
 
 def test_a_long_file_name_is_cut_to_the_title_bound():
     long = DocumentPart("application/pdf", PDF, "x" * 600 + ".pdf", TEXT)
-    arguments = build_arguments(ChatRequest(messages=[Message("user", [long])]), "claude-sonnet-4-5")
+    arguments = build_arguments(ChatRequest(messages=[Message("user", [long])]), capabilities_of("anthropic", "claude-sonnet-4-5"))
     assert arguments["messages"][0]["content"][0]["title"] == "x" * 500
 
 
@@ -177,18 +177,18 @@ def test_a_document_of_another_media_type_reads_as_its_text_everywhere():
     request = ChatRequest(messages=[Message("user", [other, textless, TextPart("sum up")])])
     fenced = "Document notes.odt:\n```\nhello\n```"
     for model in ("gemini-2.5-flash", "gemma-3-27b-it"):
-        assert build_body(request, model)["contents"][0]["parts"] == [{"text": fenced}, {"text": "sum up"}]
+        assert build_body(request, capabilities_of("google", model))["contents"][0]["parts"] == [{"text": fenced}, {"text": "sum up"}]
     for model in ("claude-sonnet-4-5", "claude-3-opus-20240229"):
-        assert build_arguments(request, model)["messages"][0]["content"] == [
+        assert build_arguments(request, capabilities_of("anthropic", model))["messages"][0]["content"] == [
             {"type": "text", "text": fenced}, {"type": "text", "text": "sum up"}]
 
 
 def test_a_document_in_an_assistant_or_system_turn_is_its_text():
     request = ChatRequest(messages=[Message("system", [TextPart("rules"), REPORT]),
                                     Message("user", "hi"), Message("assistant", [REPORT])])
-    body = build_body(request, "gemini-2.5-flash")
+    body = build_body(request, capabilities_of("google", "gemini-2.5-flash"))
     assert body["systemInstruction"] == {"parts": [{"text": f"rules\n\n{FENCED}"}]}
     assert body["contents"][1] == {"role": "model", "parts": [{"text": FENCED}]}
-    arguments = build_arguments(request, "claude-sonnet-4-5")
+    arguments = build_arguments(request, capabilities_of("anthropic", "claude-sonnet-4-5"))
     assert arguments["system"] == f"rules\n\n{FENCED}"
     assert arguments["messages"][1] == {"role": "assistant", "content": [{"type": "text", "text": FENCED}]}

@@ -17,7 +17,9 @@ import json
 import pytest
 from pypdf import PdfWriter
 
-from providers.openai_compat.request import build_request, openai_takes_files, takes_pdf_files
+from providers.capabilities import capabilities_of
+from providers.openai_compat.request import build_request
+from providers.openai_responses.capabilities import takes_files as openai_takes_files
 from providers.types import ChatRequest, DocumentPart, ImagePart, Message, TextPart, part_text
 from tests.support import data_openai as fx
 from tests.support.drive_adapter import served_outcome
@@ -175,10 +177,10 @@ async def test_a_document_only_turn_of_a_named_speaker(provider_server):
 # ---- which route takes files; the conversion never fails (pure) ------------------------------
 def test_which_models_take_pdf_files():
     for provider, model in FILE_ROUTES:
-        assert takes_pdf_files(provider, model)
+        assert capabilities_of(provider, model).documents == "file"
     for provider, model in TEXT_ROUTES:
-        assert not takes_pdf_files(provider, model)
-    assert not takes_pdf_files("openai", "")
+        assert capabilities_of(provider, model).documents == "text"
+    assert capabilities_of("openai", "").documents == "text"
     for model in ("chatgpt-4o-latest", "gpt-4.1-nano", "gpt-5.1", "gpt-5-chat-latest", "o1", "o3-pro"):
         assert openai_takes_files(model), model
     for model in ("o1-mini", "o1-preview", "gpt-4o-audio-preview", "gpt-4o-realtime-preview",
@@ -196,7 +198,7 @@ def test_which_models_take_pdf_files():
 def test_odd_documents_convert_without_failing(provider, document):
     request = ChatRequest(messages=[Message("user", [document]), Message("assistant", [document]),
                                     Message("system", [document]), Message("user", [TextPart("ok"), document])])
-    messages = build_request(provider, "gpt-4o", request)["messages"]
+    messages = build_request(capabilities_of(provider, "gpt-4o"), request)["messages"]
     for message in messages:
         content = message["content"]
         assert isinstance(content, str) or all(part.get("text") or part["type"] != "text" for part in content)
@@ -206,4 +208,4 @@ def test_odd_documents_convert_without_failing(provider, document):
 
 def test_a_turn_of_only_a_text_less_document_is_an_empty_string():
     request = ChatRequest(messages=[Message("user", [SCANNED])])
-    assert build_request("deepseek", "deepseek-chat", request)["messages"] == [{"role": "user", "content": ""}]
+    assert build_request(capabilities_of("deepseek", "deepseek-chat"), request)["messages"] == [{"role": "user", "content": ""}]

@@ -12,6 +12,7 @@ import pytest
 from google.genai import errors as genai_errors
 
 from providers.adapter import create_adapter, normalized_stream
+from providers.capabilities import capabilities_of
 from providers.gemini.events import THOUGHT_KIND
 from providers.gemini.request import build_body
 from providers.types import ChatRequest, FunctionCall, Message, ToolSpec, Usage
@@ -309,9 +310,9 @@ async def test_request_carries_history_tools_thinking_and_key(provider_server):
 
 
 def test_no_thinking_config_unless_asked():
-    body = build_body(ChatRequest(messages=[Message("user", "x")]), "gemini-2.5-flash")
+    body = build_body(ChatRequest(messages=[Message("user", "x")]), capabilities_of("google", "gemini-2.5-flash"))
     assert body == {"contents": [{"role": "user", "parts": [{"text": "x"}]}]}
-    off = build_body(ChatRequest(messages=[Message("user", "x")], thinking_budget=0), "gemini-2.5-flash")
+    off = build_body(ChatRequest(messages=[Message("user", "x")], thinking_budget=0), capabilities_of("google", "gemini-2.5-flash"))
     assert off["generationConfig"]["thinkingConfig"] == {"thinkingBudget": 0, "includeThoughts": False}
 
 
@@ -364,6 +365,6 @@ async def test_calls_round_trip_with_their_signatures_for_replay(provider_server
     out = await served_outcome(provider_server, "google", Reply(body=GEMINI_PARALLEL_CALLS))
     assert [c.provider_fields for c in out.calls] == [{"thought_signature": GEMINI_SIG_B}, {}]
     history = [Message("user", "q"), Message("assistant", out.text, tool_calls=out.calls)]
-    parts = build_body(ChatRequest(messages=history), "gemini-2.5-flash")["contents"][1]["parts"]
+    parts = build_body(ChatRequest(messages=history), capabilities_of("google", "gemini-2.5-flash"))["contents"][1]["parts"]
     assert [(p["functionCall"]["name"], p.get("thoughtSignature")) for p in parts] == [
         ("get_weather", GEMINI_SIG_B), ("get_time", None)]

@@ -18,7 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from providers.adapter import create_adapter
-from providers.gemini.request import build_body, search_mixes_with_functions, search_tool
+from providers.capabilities import capabilities_of
+from providers.gemini.request import build_body, search_tool
 from providers.types import ChatRequest, Message, ProcessedChunk, Source, ToolSpec, Usage, WebSearch
 from tests.support.data_gemini import GEMINI_THINK_TEXT, g_chunk, gemini_body
 from tests.support.data_gemini_search import (
@@ -73,7 +74,7 @@ async def sent_body(server, model: str, request: ChatRequest) -> dict:
     sent = server.requests[-1]
     assert sent.path == f"/v1beta/models/{model}:streamGenerateContent"
     body = sent.json
-    assert body == build_body(request, model)
+    assert body == build_body(request, capabilities_of("google", model))
     for tool in body.get("tools", []):
         genai_types.Tool.model_validate(tool)  # extra keys are refused: the names are the SDK's
     if "toolConfig" in body:
@@ -129,12 +130,12 @@ async def test_no_search_tool_when_web_search_is_off(provider_server, model):
 
 
 def test_models_named_in_the_forms():
-    assert [search_mixes_with_functions(m) for m in ("gemini-1.5-flash", "gemini-2.0-flash", "models/gemini-2.5-pro",
-                                                     "gemini-3-flash-preview", "gemini-3.5-pro")] == [
-        False, False, False, True, True]
-    assert search_tool("models/gemini-1.5-pro") == RETRIEVAL
-    assert search_tool("gemini-2.5-flash-lite") == GOOGLE_SEARCH
-    assert search_tool("gemma-3n-e4b-it") is None
+    mixes = [capabilities_of("google", m).search_with_functions for m in (
+        "gemini-1.5-flash", "gemini-2.0-flash", "models/gemini-2.5-pro", "gemini-3-flash-preview", "gemini-3.5-pro")]
+    assert mixes == [False, False, False, True, True]
+    assert search_tool(capabilities_of("google", "models/gemini-1.5-pro")) == RETRIEVAL
+    assert search_tool(capabilities_of("google", "gemini-2.5-flash-lite")) == GOOGLE_SEARCH
+    assert search_tool(capabilities_of("google", "gemma-3n-e4b-it")) is None
 
 
 # ---- sources, queries and usage from the stream ----------------------------------------------

@@ -20,7 +20,8 @@ from providers import (
     normalized_stream,
 )
 from providers.endpoint_check import EndpointPolicy
-from providers.openai_compat import DEFAULT_BASE_URLS, OpenAICompatAdapter
+from providers.openai_compat.adapter import OpenAICompatAdapter
+from providers.openai_compat.request import DEFAULT_BASE_URLS
 from providers.types import ProviderError, RawStreamChunk, Usage
 from tests.support import data_openai as fx
 from tests.support.data_openai import TOOLS

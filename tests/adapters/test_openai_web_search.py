@@ -16,9 +16,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from providers.openai_compat import build_request
+from providers.capabilities import capabilities_of
 from providers.openai_compat.normalize import END_OF_BODY, new_stream_state
-from providers.openai_compat.request import OPENROUTER_WEB_RESULTS, untyped_arguments
+from providers.openai_compat.request import OPENROUTER_WEB_RESULTS, build_request, untyped_arguments
 from providers.streaming import SSEDecoder
 from providers.types import (
     ChatRequest,
@@ -123,8 +123,8 @@ def test_bodies_without_search_are_unchanged_for_every_provider():
         for model in ("gpt-4o", "gpt-4o-search-preview", "m-test"):
             request = ask(None, max_output_tokens=9)
             plain = ChatRequest(messages=request.messages, system=request.system, max_output_tokens=9)
-            built = untyped_arguments(build_request(provider, model, request))
-            assert built == untyped_arguments(build_request(provider, model, plain))
+            built = untyped_arguments(build_request(capabilities_of(provider, model), request))
+            assert built == untyped_arguments(build_request(capabilities_of(provider, model), plain))
             assert not set(SEARCH_FIELDS) & set(built["extra_body"])
 
 

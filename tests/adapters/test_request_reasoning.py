@@ -10,12 +10,14 @@ import pytest
 
 from providers import ChatRequest, Message
 from providers.endpoint_check import EndpointPolicy
+from providers.model_capabilities import RouteHints
 from tests.support import data_openai as fx
 from tests.support.drive_adapter import served_outcome
 from tests.support.fake_provider_server import Reply
 
 # The replay server is on loopback; the operator also says custom endpoints take the effort.
-OPERATOR_SAYS_SO = EndpointPolicy(allow_private=True, reasoning_effort=True)
+OPERATOR_SAYS_SO = {"endpoint_policy": EndpointPolicy(allow_private=True),
+                    "hints": RouteHints(custom_reasoning_effort=True)}
 HIGH = ChatRequest(messages=[Message("user", "think first")], reasoning_effort="high")
 BUDGET = ChatRequest(messages=[Message("user", "think first")], thinking_budget=2048)
 
@@ -44,7 +46,7 @@ CASES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
     ("zai", "glm-4.5-air", {}, {"thinking": {"type": "enabled"}}),
     ("zai", "glm-4-plus", {}, {}),
     ("custom", "o4-mini", {}, {}),
-    ("custom", "gpt-oss-20b", {"endpoint_policy": OPERATOR_SAYS_SO}, {"reasoning_effort": "high"}),
+    ("custom", "gpt-oss-20b", OPERATOR_SAYS_SO, {"reasoning_effort": "high"}),
 ]
 REASONING_FIELDS = ("reasoning_effort", "reasoning", "thinking")
 
@@ -82,7 +84,7 @@ async def test_a_thinking_budget_goes_to_openrouter_as_max_tokens_and_not_as_an_
 async def test_the_operators_switch_means_nothing_to_a_hosted_provider(provider_server):
     provider_server.reply(Reply(body=fx.sse_body(fx.TEXT)))
     await served_outcome(provider_server, "openai", request=HIGH, model="gpt-4o-mini",
-                         endpoint_policy=OPERATOR_SAYS_SO)
+                         **OPERATOR_SAYS_SO)
     assert reasoning_fields(provider_server.requests[-1].json) == {}
 
 

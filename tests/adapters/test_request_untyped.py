@@ -10,6 +10,8 @@ import openai
 import pytest
 
 from providers import ChatRequest, Message
+from providers.capabilities import capabilities_of
+from providers.model_capabilities import RouteHints
 from providers.openai_compat.request import build_request, untyped_arguments
 from providers.types import FunctionCall, ImagePart, TextPart, ToolSpec
 from tests.support import data_openai as fx
@@ -46,7 +48,7 @@ async def received(server, arguments: dict[str, Any]) -> dict[str, Any]:
 @pytest.mark.parametrize(("provider", "model"), CASES, ids=[p for p, _ in CASES])
 async def test_the_untyped_body_is_the_typed_body(provider_server, provider, model):
     provider_server.reply(Reply(body=fx.sse_body(fx.TEXT)))
-    arguments = build_request(provider, model, RICH, custom_reasoning_effort=True)
+    arguments = build_request(capabilities_of(provider, model, RouteHints(custom_reasoning_effort=True)), RICH)
     typed = await received(provider_server, arguments)
     untyped = await received(provider_server, untyped_arguments(arguments))
     assert untyped == typed

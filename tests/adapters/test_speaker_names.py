@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from providers.anthropic_native.request import build_arguments
+from providers.capabilities import capabilities_of
 from providers.gemini.request import build_body
 from providers.openai_compat.request import build_request
 from providers.speaker import name_field, with_speaker
@@ -39,7 +40,7 @@ def test_with_speaker_prefixes_the_first_text_part() -> None:
 
 def test_openai_family_uses_the_name_field_and_falls_back_to_a_prefix() -> None:
     for provider in ("openai", "openrouter", "deepseek", "zai", "custom"):
-        messages = build_request(provider, "m", conversation())["messages"]
+        messages = build_request(capabilities_of(provider, "m"), conversation())["messages"]
         assert messages == [
             {"role": "user", "content": "hi", "name": "Alice_Smith"},
             {"role": "assistant", "content": "hello"},
@@ -49,7 +50,7 @@ def test_openai_family_uses_the_name_field_and_falls_back_to_a_prefix() -> None:
 
 
 def test_anthropic_prefixes_each_speakers_text_and_the_bot_stays_plain() -> None:
-    turns = build_arguments(conversation(), "claude")["messages"]
+    turns = build_arguments(conversation(), capabilities_of("anthropic", "claude"))["messages"]
     assert turns == [
         {"role": "user", "content": [{"type": "text", "text": "Alice Smith: hi"}]},
         {"role": "assistant", "content": [{"type": "text", "text": "hello"}]},
@@ -60,12 +61,12 @@ def test_anthropic_prefixes_each_speakers_text_and_the_bot_stays_plain() -> None
 
 def test_gemini_prefixes_each_speakers_text_and_tool_results_keep_their_name() -> None:
     request = conversation()
-    contents = build_body(request, "gemini-2.5-flash")["contents"]
+    contents = build_body(request, capabilities_of("google", "gemini-2.5-flash"))["contents"]
     assert contents == [
         {"role": "user", "parts": [{"text": "Alice Smith: hi"}]},
         {"role": "model", "parts": [{"text": "hello"}]},
         {"role": "user", "parts": [{"text": "太郎: and me?"}, {"text": "no name here"}]},
     ]
     tool = ChatRequest(messages=[Message("tool", '{"ok": true}', tool_call_id="c1", name="lookup")])
-    [result] = build_body(tool, "gemini-2.5-flash")["contents"]
+    [result] = build_body(tool, capabilities_of("google", "gemini-2.5-flash"))["contents"]
     assert result["parts"][0]["functionResponse"]["name"] == "lookup"

@@ -8,6 +8,7 @@ import base64
 import pytest
 
 from providers.anthropic_native.request import build_arguments
+from providers.capabilities import capabilities_of
 from providers.errors import classify_failure
 from providers.gemini.request import build_body
 from providers.openai_compat.request import build_request
@@ -29,7 +30,7 @@ def test_parts_helpers_keep_a_plain_string_a_string():
 def test_openai_family_renders_parts_as_a_content_array():
     request = ChatRequest(messages=[Message("user", "earlier"), Message("assistant", [TextPart("ok")]),
                                     Message("user", PARTS)], system="sys")
-    messages = build_request("openai", "gpt", request)["messages"]
+    messages = build_request(capabilities_of("openai", "gpt"), request)["messages"]
     assert messages[1] == {"role": "user", "content": "earlier"}
     assert messages[2] == {"role": "assistant", "content": "ok"}
     assert messages[3] == {"role": "user", "content": [
@@ -42,7 +43,7 @@ def test_openai_family_renders_parts_as_a_content_array():
 def test_anthropic_renders_base64_image_blocks():
     request = ChatRequest(messages=[Message("user", "earlier"), Message("assistant", "ok"),
                                     Message("user", PARTS), Message("system", [TextPart("inline rule")])])
-    arguments = build_arguments(request, "claude")
+    arguments = build_arguments(request, capabilities_of("anthropic", "claude"))
     assert arguments["messages"][2] == {"role": "user", "content": [
         {"type": "text", "text": "Attached image: a.png"},
         {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": B64}},
@@ -53,7 +54,7 @@ def test_anthropic_renders_base64_image_blocks():
 
 
 def test_gemini_renders_inline_data_parts():
-    body = build_body(ChatRequest(messages=[Message("user", PARTS)]), "gemini-2.5-flash")
+    body = build_body(ChatRequest(messages=[Message("user", PARTS)]), capabilities_of("google", "gemini-2.5-flash"))
     assert body["contents"] == [{"role": "user", "parts": [
         {"text": "Attached image: a.png"},
         {"inlineData": {"mimeType": "image/png", "data": B64}},

@@ -1,11 +1,17 @@
 """A local replay server for the official LLM SDKs.
 
-It answers the routes the SDKs call (`POST …/chat/completions`, `POST /v1/messages`,
-`POST /{version}/models/{model}:streamGenerateContent`) with recorded bytes: corpus
-files (with their sidecar's status and content type), error bodies, or bytes a test
-writes itself. It can cut a stream after N bytes or N events (abrupt close), delay
-between events, write in random-sized pieces, choose the response per API key, and
-trickle an OpenAI-style answer as real providers stream one (`Trickle`).
+It answers the routes the SDKs call (`POST …/chat/completions`, `POST …/responses`,
+`POST /v1/messages`, `POST /{version}/models/{model}:streamGenerateContent`) with
+recorded bytes: corpus files (with their sidecar's status and content type), error
+bodies, or bytes a test writes itself. It can cut a stream after N bytes or N events
+(abrupt close), delay between events, write in random-sized pieces, choose the response
+per API key, and trickle an OpenAI-style answer as real providers stream one (`Trickle`).
+
+`rules` make it enforce what a provider documents, as the real API would: each rule may
+refuse a request with the provider's own error body before any scripted reply is
+served (`ProviderRules.refusal`), and may reshape the reply it serves
+(`ProviderRules.shaped`, e.g. thinking blocks streamed empty unless the request asked
+to see them). A request a rule refused is recorded like any other.
 """
 
 from __future__ import annotations
@@ -17,9 +23,10 @@ import string
 import time
 import zlib
 from collections import deque
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from aiohttp import web
 
@@ -156,6 +163,16 @@ class Reply:
         return replace(self, **options)
 
 
+class ProviderRules(Protocol):
+    """What one provider documents about the requests it takes (see the module docstring)."""
+
+    def refusal(self, path: str, body: Any) -> Reply | None:
+        """The provider's error reply for a request it refuses; None when it takes it."""
+
+    def shaped(self, path: str, body: Any, reply: Reply) -> Reply:
+        """The reply as the provider would stream it for this request."""
+
+
 @dataclass
 class RecordedRequest:
     method: str
@@ -178,7 +195,8 @@ def _api_key(request: web.Request) -> str | None:
 class ProviderReplayServer:
     """`async with ProviderReplayServer() as server:` then point an SDK at `server.url`."""
 
-    def __init__(self) -> None:
+    def __init__(self, rules: Sequence[ProviderRules] = ()) -> None:
+        self.rules = list(rules)
         self.default: Reply | None = None
         self.by_key: dict[str, Reply] = {}
         self.queue: deque[Reply] = deque()
@@ -231,9 +249,13 @@ class ProviderReplayServer:
         record = RecordedRequest(request.method, request.path, dict(request.query),
                                  dict(request.headers), payload, key)
         self.requests.append(record)
-        reply = self._choose(key)
+        refused = next((r for rule in self.rules if (r := rule.refusal(request.path, payload)) is not None), None)
+        reply = refused or self._choose(key)
         if reply is None:
             return web.Response(status=500, text="replay server: no reply scripted")
+        if refused is None:
+            for rule in self.rules:
+                reply = rule.shaped(request.path, payload, reply)
         if reply.first_byte_delay:
             await asyncio.sleep(reply.first_byte_delay)
         if reply.status != 200 and reply.cut_after_bytes is None and reply.cut_after_events is None:

@@ -13,6 +13,7 @@ from bot.load.config_cache import ConfigCache, ConfigSnapshot, read_config
 from bot.load.write_behind import WriteBehind
 from bot.repo import KeyLease, KeyRef, ModelTarget
 from bot.settings import load_settings
+from bot.turn.access import ProviderAccess
 from bot.turn.attempts import open_adapter
 from bot.turn.credentials import DatabaseCredentials, EnvironmentCredentials
 from bot.vault import Vault
@@ -81,10 +82,10 @@ async def test_verbatim_tool_calling_reaches_custom_adapters_only(tmp_path):
         route, _ = await read(credentials, GUILD, MEMBER)
         assert route.verbatim_tool_calling is True
         lease = KeyLease(KeyRef("server", 1), "…abcd", "sk-test-abcd")
-        custom = open_adapter(route.legs[0].chain[0], lease, route.verbatim_tool_calling)
-        openai = open_adapter(ModelTarget("openai", "gpt-x"), lease, route.verbatim_tool_calling)
+        custom = open_adapter(route.legs[0].chain[0], lease, route.verbatim_tool_calling, ProviderAccess())
+        openai = open_adapter(ModelTarget("openai", "gpt-x"), lease, route.verbatim_tool_calling, ProviderAccess())
         assert custom.verbatim_tool_calling is True and openai.verbatim_tool_calling is False
-        assert open_adapter(ModelTarget("custom", "no-address"), lease, True) is None  # no base URL
+        assert open_adapter(ModelTarget("custom", "no-address"), lease, True, ProviderAccess()) is None  # no base URL
     finally:
         await engine.dispose()
 

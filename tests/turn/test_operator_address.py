@@ -18,7 +18,8 @@ from bot.repo.keys import KeyRef
 from bot.repo.routes import _with_base_url, environment_target
 from bot.repo.servers import ServerSettings
 from bot.settings import Settings
-from bot.turn.attempts import open_adapter, operator_policy
+from bot.turn.access import ProviderAccess
+from bot.turn.attempts import open_adapter
 from bot.turn.policy import plan_next
 from providers import normalized_stream
 from providers.endpoint_check import EndpointPolicy, EndpointRejected
@@ -31,7 +32,7 @@ STRICT = EndpointPolicy(allow_private=False)  # the operator did not set ALLOW_P
 
 
 async def _answer(target: ModelTarget):
-    adapter = open_adapter(target, LEASE, False, STRICT)
+    adapter = open_adapter(target, LEASE, False, ProviderAccess(STRICT))
     assert adapter is not None
     try:
         return [c async for c in normalized_stream(adapter, HELLO)]
@@ -84,7 +85,7 @@ def test_the_same_model_at_the_same_address_is_the_same_target():
 async def test_metadata_and_credential_addresses_stay_refused_on_the_operators_address(address):
     target = ModelTarget("custom", "m", f"http://[{address}]/v1" if ":" in address else f"http://{address}/v1",
                          operator_address=True)
-    policy = operator_policy(target, STRICT)
+    policy = ProviderAccess(STRICT).policy_for(target)
     assert policy is not None and policy.allow_private
     with pytest.raises(EndpointRejected) as refused:
         await policy.allowed_addresses(address, 80)
@@ -94,4 +95,4 @@ async def test_metadata_and_credential_addresses_stay_refused_on_the_operators_a
 
 def test_a_servers_endpoint_keeps_the_operators_policy():
     target = ModelTarget("custom", "m", "http://10.0.0.5/v1")
-    assert operator_policy(target, STRICT) is STRICT
+    assert ProviderAccess(STRICT).policy_for(target) is STRICT

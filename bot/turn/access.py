@@ -1,0 +1,56 @@
+"""How this bot reaches its providers: one object made at start-up, handed to every attempt.
+
+What travels together to every adapter lives here: the custom endpoints' address policy
+(checked again at every connection), the operator's word about what custom endpoints
+take (CUSTOM_API, CUSTOM_REASONING_EFFORT), and the pool of provider HTTP clients every
+attempt shares, with what each route's provider refused (`providers.healing`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from bot.repo import ModelTarget
+from bot.settings import Settings
+from providers.client_pool import ClientPool
+from providers.endpoint_check import EndpointPolicy
+from providers.healing import Refusal
+from providers.identity import Provider
+from providers.model_capabilities import NO_HINTS, RouteHints
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderAccess:
+    """The address policy, the operator's custom-endpoint hints and the shared clients
+    (None: each attempt builds and closes its own, as a test may)."""
+
+    policy: EndpointPolicy = field(default_factory=EndpointPolicy)
+    custom: RouteHints = NO_HINTS
+    clients: ClientPool | None = None
+
+    @classmethod
+    def of(cls, settings: Settings, clients: ClientPool | None = None) -> ProviderAccess:
+        """As the operator set it; `clients` is the process's pool (None: none shared)."""
+        return cls(EndpointPolicy(allow_private=settings.ALLOW_PRIVATE_ENDPOINTS),
+                   RouteHints(custom_api=settings.CUSTOM_API, custom_reasoning_effort=settings.CUSTOM_REASONING_EFFORT),
+                   clients)
+
+    def hints(self, target: ModelTarget) -> RouteHints:
+        """What the bot knows of `target` beyond its names: the operator's word for a custom
+        endpoint; nothing more yet for a hosted provider."""
+        return self.custom if target.provider is Provider.CUSTOM else NO_HINTS
+
+    def policy_for(self, target: ModelTarget) -> EndpointPolicy:
+        """The address policy for `target`: private addresses allowed on the operator's own
+        default address (the operator wrote it); a server's own endpoint keeps the policy.
+        Metadata and credential addresses stay refused whatever it allows."""
+        if not target.operator_address:
+            return self.policy
+        return dataclasses.replace(self.policy, allow_private=True)
+
+    def refusals(self, target: ModelTarget) -> list[Refusal]:
+        """What `target`'s provider refused so far in this process (healed, remembered)."""
+        if self.clients is None:
+            return []
+        return self.clients.refusals.refusals((target.provider.value, target.base_url, target.model))
