@@ -14,8 +14,9 @@ reasoning, function calling, web search and file inputs guides, checked 2026-12)
   (gpt-5-chat-latest, gpt-5.x-chat-latest) and the gpt-4 lines do not reason. Every
   reasoning model takes low, medium and high.
 - Sampling: a reasoning model refuses `temperature` ("Unsupported parameter:
-  'temperature' is not supported with this model.", param `temperature`), so only the
-  models that do not reason get one. (From gpt-5.1 on a model with reasoning effort
+  'temperature' is not supported with this model.", param `temperature`), and so do
+  o1-mini and o1-preview, which reason without taking an effort; only the models that
+  do not reason get one. (From gpt-5.1 on a model with reasoning effort
   "none" takes it again; the bot never turns reasoning to "none", so it never sends one
   there.)
 - Web search (the `web_search` tool, citations as `url_citation` annotations): every
@@ -35,6 +36,7 @@ from providers.identity import Provider
 from providers.model_capabilities import ModelCapabilities, Reasoning, RouteHints, model_name
 
 _REASONING = re.compile(r"^(o\d+|gpt-(?:[5-9]|\d{2,})|gpt-oss)($|[-.])")
+_O_SERIES = re.compile(r"^o\d+($|[-.])")  # every o-series model reasons, with an effort or not
 _NO_TOOLS = ("o1-preview", "o1-mini")
 _NO_SEARCH = ("gpt-4.1-nano", "o1-preview", "o1-mini", "o3-mini", "gpt-3.5", "gpt-4-", "gpt-4o-audio",
               "gpt-4o-realtime")
@@ -73,6 +75,6 @@ def capabilities(provider: Provider, model: str, hints: RouteHints) -> ModelCapa
         web_search=None if name.startswith(_NO_SEARCH) or name == "gpt-4" else "responses_tool",
         documents="file" if takes_files(name) else "text",
         reasoning=Reasoning("effort", summarized=True) if thinking else None,
-        sampling=frozenset() if thinking else frozenset({"temperature"}),
+        sampling=frozenset() if thinking or _O_SERIES.match(name) else frozenset({"temperature"}),
         tools=not name.startswith(_NO_TOOLS),
     )

@@ -2,21 +2,23 @@
 
 One row per wire family: its own fixture streams (written from the documented wire
 format, so the suite means something without the shared corpus; they also seed the
-fuzz), the corpus folders it reads, how its pure half (decoder + `process_chunk`, no
+fuzz), the recorded streams kept in the repo (cut and re-split, too long to fuzz or cut
+at every byte), the corpus folders it reads, how its pure half (decoder + `process_chunk`, no
 HTTP) is fed, and the few expectations that name the family's own wording. Everything else in the suite is the same for every family.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from providers.types import RawStreamChunk
 from tests.support import data_anthropic as anthropic
 from tests.support import data_gemini as gemini
 from tests.support import data_openai as fx
-from tests.support.drive_adapter import Stream, native_raws, openai_raws
+from tests.support import data_openai_responses as rx
+from tests.support.drive_adapter import Stream, native_raws, openai_raws, responses_raws
 from tests.support.env_corpus import CORPUS, corpus_streams
 from tests.support.fake_provider_server import Reply
 
@@ -54,18 +56,22 @@ class Family:
     done_always_has: tuple[str, ...] = ()
     # The pure half emits nothing after an error without normalized_stream stopping it.
     quiet_after_error: bool = False
+    recorded: dict[str, Stream] = field(default_factory=dict)  # recorded streams in the repo
 
     def stream(self, name: str | Stream) -> Stream:
-        """An own stream by name, else a corpus stream (provider from its folder)."""
+        """An own or recorded stream by name, else a corpus stream (provider from its folder)."""
         if isinstance(name, Stream):
             return name
         if name in self.own:
             return self.own[name]
+        if name in self.recorded:
+            return self.recorded[name]
         assert CORPUS is not None
         return Stream(self.corpus[name.split("/")[0]], Reply.from_corpus(CORPUS, name))
 
     def stream_names(self) -> list[str]:
-        return sorted(self.own) + [n for folder in self.corpus for n in corpus_streams(folder)]
+        return (sorted(self.own) + sorted(self.recorded)
+                + [n for folder in self.corpus for n in corpus_streams(folder)])
 
 
 # ---- the table -------------------------------------------------------------------------------
@@ -133,15 +139,17 @@ GEMINI = Family(
 OPENAI = Family(
     name="openai",
     own={
-        "own/text": _openai("openai", fx.TEXT),
+        "own/text": _openai("custom", fx.TEXT),
         "own/reasoning": _openai("deepseek", fx.REASONING_CONTENT),
         "own/think": _openai("custom", fx.THINK_TAGS_SPLIT),
-        "own/parallel": _openai("openai", fx.PARALLEL_TOOL_CALLS),
+        "own/parallel": _openai("openrouter", fx.PARALLEL_TOOL_CALLS),
         "own/truncated": _openai("zai", fx.TRUNCATED_ARGUMENTS),
         "own/openrouter": _openai("openrouter", fx.OPENROUTER_REASONING_TOOL, comments=fx.OPENROUTER_COMMENTS),
         "own/verbatim": _openai("custom", fx.VERBATIM, tools=True),
     },
-    corpus={"openai": "openai", "openrouter": "openrouter", "deepseek": "deepseek", "zai": "zai",
+    # OpenAI's own chat-completions recordings, read as any chat-completions endpoint would
+    # (OpenAI itself now speaks the Responses API: the RESPONSES row).
+    corpus={"openai": "custom", "openrouter": "openrouter", "deepseek": "deepseek", "zai": "zai",
             "groq": "custom"},
     raws=openai_raws,
     server_cuts=7,
@@ -151,11 +159,47 @@ OPENAI = Family(
                       message="the stream ended before the provider finished the answer",
                       other_message="malformed stream: event is not JSON ("),
     unfinished=Expected("own/text", text="Hello!", drop=3),
-    wrong_type=Expected(_openai("openai", [fx.chunk({"content": "ok"}), fx.chunk({"content": 5})]),
+    wrong_type=Expected(_openai("custom", [fx.chunk({"content": "ok"}), fx.chunk({"content": 5})]),
                         text="ok", message="content is not a string"),
     fuzz_provider="openrouter",
     quiet_after_error=True,
 )
 
-FAMILIES = [ANTHROPIC, GEMINI, OPENAI]
+def _responses(events: list[Any]) -> Stream:
+    return Stream("openai", Reply(body=rx.sse_body(events)))
+
+
+RESPONSES = Family(
+    name="openai_responses",
+    own={
+        "own/text": _responses(rx.TEXT),
+        "own/reasoning_calls": _responses(rx.REASONING_CALLS),
+        "own/length": _responses(rx.LENGTH),
+        "own/refusal": _responses(rx.REFUSAL),
+        "own/raw_reasoning": _responses(rx.RAW_REASONING),
+        "own/search": _responses(rx.SEARCH),
+        "own/midstream_error": _responses(rx.MIDSTREAM_ERROR),
+    },
+    recorded={f"recorded/{path.stem}": Stream("openai", Reply(body=path.read_bytes()))
+              for path in sorted(rx.FIXTURES.glob("*.sse"))},
+    corpus={},
+    raws=responses_raws,
+    server_cuts=7,
+    # Inside the first call's argument pieces: only a finished item is a call.
+    tool_cut=Expected("own/reasoning_calls", marker=b'ty\\": \\"Par',
+                      thoughts=(("summary", "The user wants "), ("summary", "weather."),
+                                ("summary", "\n\nTwo cities: call twice."))),
+    cut_json=Expected("own/text", message="the stream ended before the provider finished the answer",
+                      other_message="malformed stream: event is not JSON ("),
+    unfinished=Expected("own/text", text="Hello there.", drop=1),
+    wrong_type=Expected(_responses([rx.created(), *rx.message(0, ["ok"])[:2],
+                                    rx.event("response.output_text.delta", item_id="msg_1", output_index=0,
+                                             content_index=0, delta=5)]),
+                        text="ok", message="response.output_text.delta delta is not a string"),
+    fuzz_provider="openai",
+    done_always_has=("finish_reason",),  # only a terminal event ends a response cleanly
+    quiet_after_error=True,
+)
+
+FAMILIES = [ANTHROPIC, GEMINI, OPENAI, RESPONSES]
 FAMILY = {family.name: family for family in FAMILIES}

@@ -218,20 +218,36 @@ def native_raws(stream: Stream, pieces: list[bytes]) -> Iterator[RawStreamChunk]
 
 
 def openai_raws(stream: Stream, pieces: list[bytes]) -> Iterator[RawStreamChunk]:
-    """What the OpenAI-family adapter's `start_stream` yields for these transport pieces."""
+    """What the chat-completions adapter's `start_stream` yields for these transport pieces."""
+    from providers.capabilities import capabilities_of
     from providers.openai_compat.normalize import END_OF_BODY, FAILURE, new_stream_state
+
+    capabilities = capabilities_of(stream.provider, connection(stream.provider, "")["model"])
+    state = new_stream_state(capabilities, stream.request(), verbatim_tool_calling=stream.tools)
+    yield from _sse_raws(stream.provider, {"stream": state}, pieces, END_OF_BODY, FAILURE)
+
+
+def responses_raws(stream: Stream, pieces: list[bytes]) -> Iterator[RawStreamChunk]:
+    """What the Responses adapter's `start_stream` yields for these transport pieces."""
+    from providers.openai_responses.events import END_OF_BODY, FAILURE, new_stream
+
+    yield from _sse_raws(stream.provider, {"stream": new_stream(stream.provider)}, pieces, END_OF_BODY, FAILURE)
+
+
+def _sse_raws(provider: str, shared: dict[str, Any], pieces: list[bytes], end: Any,
+              failure: str) -> Iterator[RawStreamChunk]:
+    """The OpenAI SDK adapters' relay: each decoded event, a decoder failure as `(failure,
+    exc)`, else the events `finish` completes and the `end` marker."""
     from providers.streaming import SSEDecoder
 
-    state = new_stream_state(stream.provider, stream.request(), verbatim_tool_calling=stream.tools)
-    shared = {"stream": state}
     decoder = SSEDecoder()
     try:
         for piece in pieces:
             for event in decoder.feed(piece):
-                yield RawStreamChunk(event, stream.provider, shared)
+                yield RawStreamChunk(event, provider, shared)
     except Exception as exc:  # noqa: BLE001 - the adapter relays a failure the same way
-        yield RawStreamChunk((FAILURE, exc), stream.provider, shared)
+        yield RawStreamChunk((failure, exc), provider, shared)
         return
     for event in decoder.finish():
-        yield RawStreamChunk(event, stream.provider, shared)
-    yield RawStreamChunk(END_OF_BODY, stream.provider, shared)
+        yield RawStreamChunk(event, provider, shared)
+    yield RawStreamChunk(end, provider, shared)

@@ -69,6 +69,9 @@ class Trickle:
     seconds: float = 10.0
     min_chars: int = 3
     max_chars: int = 6
+    # The wire format: OpenAI chat completions ("chat", every OpenAI-compatible provider),
+    # or the Responses API ("responses", OpenAI itself).
+    form: str = "chat"
 
     def pieces(self, seed: int) -> list[str]:
         """The chunks' texts: word-like pieces, the first without its leading space."""
@@ -82,6 +85,29 @@ class Trickle:
         return out
 
     def events(self, pieces: list[str]) -> list[bytes]:
+        """The SSE events of `pieces` in the trickle's form, then the end and usage."""
+        if self.form == "responses":
+            return self.responses_events(pieces)
+        return self.chat_events(pieces)
+
+    @staticmethod
+    def responses_events(pieces: list[str]) -> list[bytes]:
+        """Responses API events: a message item's text deltas, then `response.completed`."""
+        def named(kind: str, **fields: Any) -> bytes:
+            return f"event: {kind}\ndata: {json.dumps({'type': kind, **fields})}\n\n".encode()
+
+        item = {"id": "msg_trickle", "type": "message", "role": "assistant", "content": []}
+        usage = {"input_tokens": 10, "output_tokens": len(pieces), "total_tokens": 10 + len(pieces)}
+        return ([named("response.created", response={"id": "resp_trickle", "status": "in_progress"}),
+                 named("response.output_item.added", output_index=0, item={**item, "status": "in_progress"})]
+                + [named("response.output_text.delta", item_id="msg_trickle", output_index=0,
+                         content_index=0, delta=p) for p in pieces]
+                + [named("response.output_item.done", output_index=0, item={**item, "status": "completed"}),
+                   named("response.completed", response={"id": "resp_trickle", "status": "completed",
+                                                         "usage": usage})])
+
+    @staticmethod
+    def chat_events(pieces: list[str]) -> list[bytes]:
         """The OpenAI chat-completion SSE events of `pieces`, the finish, usage and [DONE]."""
         def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
             data = {"id": "trickle", "object": "chat.completion.chunk", "created": 0, "model": "trickle",
@@ -96,8 +122,9 @@ class Trickle:
 
 
 def seed_of(payload: Any) -> int:
-    """A request's seed for a trickled text: its last message, so each question differs."""
-    messages = payload.get("messages") if isinstance(payload, dict) else None
+    """A request's seed for a trickled text: its last message (or Responses input item),
+    so each question differs."""
+    messages = (payload.get("messages") or payload.get("input")) if isinstance(payload, dict) else None
     last = messages[-1] if messages else None
     return zlib.crc32(json.dumps(last, sort_keys=True).encode())
 
