@@ -7,8 +7,11 @@ A long stream is served by the local replay server (in 64 KiB writes); three rea
 - sdk:   the provider SDK's own typed iteration;
 - ours:  `normalized_stream` over our adapter, guards on.
 It prints µs per chunk (best wall time of the repeats) and the ratios. Target: ours <= 3x
-floor. Figures go to bench/results.json as `normalize.<scenario>.<reader>.us_per_chunk` and
-`....ratio_to_floor`. Other streams plug in as `Scenario`s.
+floor on chat completions; on OpenAI's Responses API (the recorded streams of
+tests/fixtures/openai_responses, their events repeated into one long response) ours <=
+1.3x: its events are mostly JSON the floor parses too. Figures go to bench/results.json as
+`normalize.<scenario>.<reader>.us_per_chunk` and `....ratio_to_floor`. Other streams plug
+in as `Scenario`s.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from tests.support.fake_provider_server import ProviderReplayServer, Reply  # no
 # The body goes out in 64 KiB writes, as a network read delivers a fast stream.
 BulkReplayServer = bulk_replay_server(64 * 1024)
 TARGET_RATIO = 3.0
+RESPONSES_TARGET_RATIO = 1.3
 
 
 Reader = Callable[[ProviderReplayServer], Awaitable[int]]
@@ -49,6 +53,7 @@ class Scenario:
     reply: Reply
     chunks: int
     readers: dict[str, Reader]  # "floor", "sdk", "ours" (and any extra rows)
+    target: float = TARGET_RATIO  # ours / floor
 
 
 async def floor_sse(url: str, payload: dict, headers: dict[str, str] | None = None) -> int:
@@ -142,7 +147,8 @@ def openai_scenarios(chunks: int) -> list[Scenario]:
         readers={
             "floor": openai_floor,
             "sdk": openai_sdk,
-            "ours": ours_reader("openai"),
+            # OpenAI itself speaks the Responses API (below); OpenRouter reads this format.
+            "ours": ours_reader("openrouter"),
             "ours (custom + verbatim parser)": ours_reader(
                 "custom", ChatRequest(messages=REQUEST.messages, tools=tools), verbatim_tool_calling=True,
                 # The replay server listens on loopback, which a custom endpoint may not by default.
@@ -154,6 +160,67 @@ def openai_scenarios(chunks: int) -> list[Scenario]:
         reply=Reply(body=openai_body(chunks, reasoning=chunks // 2)),
         chunks=chunks,
         readers={"floor": openai_floor, "sdk": openai_sdk, "ours": ours_reader("deepseek")},
+    )]
+
+
+# ---- OpenAI's Responses API -------------------------------------------------------------------
+RESPONSES_RECORDINGS = ("web_search_citations", "reasoning_summary_function_call",
+                        "reasoning_multi_summary_encrypted", "text_two_phases", "text_after_tool_results")
+RESPONSES_PAYLOAD = {"model": "gpt-5", "stream": True, "input": "story"}
+_LIFECYCLE = ("response.created", "response.in_progress", "response.completed")
+
+
+def responses_body(events: int) -> tuple[bytes, int]:
+    """One long response from the recorded streams: `response.created`, then the events
+    between each recording's lifecycle events (text, summaries, calls, searches, citations),
+    repeated until there are `events` of them, then the last recording's
+    `response.completed`. Returns the body and its event count."""
+    from tests.support.data_openai_responses import recorded
+    from tests.support.fake_provider_server import split_events
+
+    middle: list[bytes] = []
+    created = completed = b""
+    for name in RESPONSES_RECORDINGS:
+        for event in split_events(recorded(name)):
+            kind = event.split(b"\n", 1)[0].removeprefix(b"event: ").decode()
+            if kind == "response.created":
+                created = created or event
+            elif kind == "response.completed":
+                completed = event
+            elif kind not in _LIFECYCLE:
+                middle.append(event)
+    body = [created]
+    while len(body) - 1 < events:
+        body.extend(middle[: events - (len(body) - 1)])
+    body.append(completed)
+    return b"".join(body), len(body)
+
+
+async def responses_floor(server: ProviderReplayServer) -> int:
+    return await floor_sse(f"{server.url}/v1/responses", RESPONSES_PAYLOAD, {"Authorization": "Bearer sk-bench"})
+
+
+async def responses_sdk(server: ProviderReplayServer) -> int:
+    client = openai.AsyncOpenAI(base_url=f"{server.url}/v1", api_key="sk-bench", max_retries=0)
+    seen = 0
+    try:
+        stream = await client.responses.create(model="gpt-5", input="story", stream=True)
+        async for _event in stream:
+            seen += 1
+    finally:
+        await client.close()
+    return seen
+
+
+def responses_scenarios(chunks: int) -> list[Scenario]:
+    body, events = responses_body(chunks)
+    return [Scenario(
+        name="openai responses (recorded streams, repeated)",
+        key="openai_responses",
+        reply=Reply(body=body),
+        chunks=events,
+        readers={"floor": responses_floor, "sdk": responses_sdk, "ours": ours_reader("openai")},
+        target=RESPONSES_TARGET_RATIO,
     )]
 
 
@@ -186,7 +253,7 @@ def print_report(rows: list[dict], figures: Figures) -> None:
         if "sdk" in timings and "ours" in timings:
             ours, sdk = timings["ours"][0], timings["sdk"][0]
             sdk_to_ours = figures.add(f"{scenario.key}.sdk_to_ours", sdk / ours)
-            print(f"  {target_line('ours/floor', ours / floor, TARGET_RATIO)}; sdk/ours = {sdk_to_ours:.1f}x")
+            print(f"  {target_line('ours/floor', ours / floor, scenario.target)}; sdk/ours = {sdk_to_ours:.1f}x")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -194,7 +261,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--chunks", type=int, default=20_000)
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args(argv)
-    rows = asyncio.run(run_scenarios(openai_scenarios(args.chunks), args.repeats))
+    scenarios = openai_scenarios(args.chunks) + responses_scenarios(args.chunks)
+    rows = asyncio.run(run_scenarios(scenarios, args.repeats))
     figures = Figures("normalize")
     print_report(rows, figures)
     print(f"\nfigures merged into {figures.write()}")

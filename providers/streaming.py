@@ -51,6 +51,12 @@ def _parse_block(block: bytes) -> SSEEvent | None:
     """One event block (lines without the blank terminator) → event, or None when empty."""
     if block.startswith(b"data: ") and b"\n" not in block:
         return None, block[6:]
+    if block.startswith(b"event: "):  # the named form (Anthropic, OpenAI's Responses API)
+        end = block.find(b"\n")
+        if end > 7 and block.startswith(b"data: ", end + 1) and block.find(b"\n", end + 1) < 0:
+            named = block[7:end]
+            if named.isascii():
+                return named.decode("ascii"), block[end + 7 :]
     name: str | None = None
     data: list[bytes] = []
     for line in block.split(b"\n"):
