@@ -1,6 +1,6 @@
 """The `done` chunk's typed usage and finish reason, for every adapter family.
 
-Each family converts its provider's usage once (`openai_usage`, `anthropic_usage`,
+Each family converts its provider's usage once (`openai_usage`, `responses_usage`, `anthropic_usage`,
 `gemini_usage`); these tests pin the exact `Usage` of real corpus streams and of own
 fixtures that carry every field, through the real SDKs and the replay server, and check
 that how the body is split in transport never changes it.
@@ -8,19 +8,25 @@ that how the body is split in transport never changes it.
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from providers.anthropic_native.events import AnthropicStream, anthropic_usage, process_event
+from providers.capabilities import capabilities_of
 from providers.done_report import finish_reason_of, merge_report, usage_of
 from providers.gemini.events import GeminiStream, gemini_usage, process_payload
 from providers.openai_compat.done import openai_usage
 from providers.openai_compat.normalize import END_OF_BODY, new_stream_state
 from providers.openai_compat.normalize import process_event as process_openai_event
+from providers.openai_responses.events import new_stream as new_responses_stream
+from providers.openai_responses.events import process_event as process_responses_event
 from providers.streaming import SSEDecoder
 from providers.types import ProcessedChunk, Usage
 from tests.support import data_openai as fx
+from tests.support import data_openai_responses as rx
 from tests.support.data_anthropic import ANTHROPIC_CACHED_USAGE, a_text_block, anthropic_events
 from tests.support.data_gemini import GEMINI_ALL_USAGE, g_chunk
 from tests.support.drive_adapter import HELLO, check_transport_splits, served_outcome
@@ -29,11 +35,12 @@ from tests.support.fake_provider_server import Reply
 
 ALL_FIELDS = Usage(input_tokens=100, output_tokens=50, reasoning_tokens=30, cached_input_tokens=40,
                    total_tokens=150)
+RESPONSES_ALL_FIELDS = rx.usage(100, 50, reasoning=30, cached=40)
 
 
 def openai_last_chunk(body: bytes, cuts: list[int] = ()) -> ProcessedChunk:
     """The OpenAI family's pure half on `body` read in pieces split at `cuts`: its last chunk."""
-    state = new_stream_state("custom", HELLO, verbatim_tool_calling=False)
+    state = new_stream_state(capabilities_of("custom", "m"), HELLO, verbatim_tool_calling=False)
     decoder = SSEDecoder()
     chunks: list[ProcessedChunk] = []
     bounds = [0, *sorted(cut % (len(body) + 1) for cut in cuts), len(body)]
@@ -149,10 +156,28 @@ def test_gemini_finish_reasons(native, expected):
 
 # ---- own fixtures with every field, through the SDKs -----------------------------------------
 async def test_openai_family_all_fields(provider_server):
-    for provider in ("openai", "openrouter", "deepseek", "zai", "custom"):
+    for provider in ("openrouter", "deepseek", "zai", "custom"):
         provider_server.reply(Reply(body=fx.sse_body(fx.USAGE_ALL_FIELDS)))
         out = await served_outcome(provider_server, provider)
         assert (out.done.finish_reason, out.done.usage) == ("stop", ALL_FIELDS), provider
+
+
+async def test_responses_all_fields(provider_server):
+    body = rx.sse_body([rx.created(), *rx.message(0, ["x"]), rx.completed(RESPONSES_ALL_FIELDS)])
+    out = await served_outcome(provider_server, "openai", Reply(body=body))
+    assert (out.done.finish_reason, out.done.usage) == ("stop", ALL_FIELDS)
+    await check_transport_splits(provider_server, "openai", body)
+
+
+@pytest.mark.parametrize(("ended", "expected"), [
+    (rx.completed(), "stop"), (rx.incomplete("max_output_tokens"), "length"),
+    (rx.incomplete("content_filter"), "content_filter"), (rx.incomplete("max_messages"), "other"),
+])
+def test_responses_finish_reasons(ended, expected):
+    state = new_responses_stream("openai")
+    events = [(e["type"], json.dumps(e).encode()) for e in [rx.created(), *rx.message(0, ["x"]), ended]]
+    done = [chunk for event in events for chunk in process_responses_event(state, event)][-1]
+    assert (done.type, done.finish_reason) == ("done", expected)
 
 
 async def test_anthropic_all_fields(provider_server):
@@ -168,7 +193,7 @@ async def test_gemini_all_fields(provider_server):
 # ---- real corpus streams -----------------------------------------------------------------------
 # name -> (provider, finish reason, usage), the usage read by hand from the stream's last report.
 CORPUS_USAGE = {
-    "openai/chat_text_include_usage": ("openai", "stop", Usage(78, 9, 0, 0, 87)),
+    "openai/chat_text_include_usage": ("custom", "stop", Usage(78, 9, 0, 0, 87)),
     "openrouter/fallback_models_xai": ("openrouter", "stop", Usage(687, 187, 118, 679, 874)),
     "deepseek/reasoner_tool_call": ("deepseek", "tool_calls", Usage(339, 83, 39, 320, 422)),
     "zai/glm_thinking_reasoning_content": ("zai", "stop", Usage(13, 564, 561, 0, 577)),

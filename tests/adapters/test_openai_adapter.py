@@ -1,5 +1,7 @@
-"""The OpenAI-family adapter through the real openai SDK and the local replay server,
-on the suite's own fixtures."""
+"""The chat-completions adapter through the real openai SDK and the local replay server,
+on the suite's own fixtures (OpenAI itself speaks the Responses API:
+test_openai_responses_*.py; OpenRouter stands in here for any hosted chat-completions
+provider)."""
 
 from __future__ import annotations
 
@@ -31,11 +33,12 @@ from tests.support.fake_provider_server import Reply
 # The replay server and the refused port are on loopback, which a custom endpoint may
 # reach only when the operator allows private endpoints.
 LOOPBACK_ALLOWED = EndpointPolicy(allow_private=True)
+CHAT = "openrouter"
 
 
 async def test_text_usage_and_done(provider_server):
     provider_server.reply(Reply(body=fx.sse_body(fx.TEXT)))
-    out = await served_outcome(provider_server)
+    out = await served_outcome(provider_server, CHAT)
     assert out.text == "Hello!"
     assert out.error is None
     assert out.last.type == "done"
@@ -52,19 +55,19 @@ async def test_request_shape(provider_server):
                   Message("user", "thanks")],
         system="Be brief.", tools=TOOLS, max_output_tokens=64, temperature=0.2, reasoning_effort="low",
     )
-    # o4-mini is a reasoning model, so the effort travels (test_request_reasoning.py has the rest).
-    await served_outcome(provider_server, "openai", request=request, api_key="sk-request-shape", model="o4-mini")
+    # OpenRouter's reasoning object (test_request_reasoning.py has every provider's form).
+    await served_outcome(provider_server, CHAT, request=request, api_key="sk-request-shape", model="openai/o4-mini")
     sent = provider_server.requests[-1]
     assert sent.path == "/v1/chat/completions"
     assert sent.api_key == "sk-request-shape"
     assert sent.headers.get("x-stainless-retry-count") == "0"
     body = sent.json
-    assert body["model"] == "o4-mini"
+    assert body["model"] == "openai/o4-mini"
     assert body["stream"] is True
     assert body["stream_options"] == {"include_usage": True}
     assert body["max_completion_tokens"] == 64
-    assert "temperature" not in body  # a reasoning model refuses any but the default
-    assert body["reasoning_effort"] == "low"
+    assert body["temperature"] == 0.2  # OpenRouter's model list said nothing against it
+    assert body["reasoning"] == {"effort": "low"}
     assert body["messages"] == [
         {"role": "system", "content": "Be brief."},
         {"role": "user", "content": "time?"},
@@ -120,7 +123,7 @@ async def test_think_tags_split_across_chunks(provider_server):
 
 async def test_parallel_tool_calls_each_its_own_chunk_in_index_order(provider_server):
     provider_server.reply(Reply(body=fx.sse_body(fx.PARALLEL_TOOL_CALLS)))
-    out = await served_outcome(provider_server)
+    out = await served_outcome(provider_server, CHAT)
     assert [(c.name, c.args, c.id, c.arguments_truncated) for c in out.calls] == [
         ("get_weather", {"city": "Paris"}, "call_a", False),
         ("get_time", {"tz": "UTC"}, "call_b", False),
@@ -131,7 +134,7 @@ async def test_parallel_tool_calls_each_its_own_chunk_in_index_order(provider_se
 
 async def test_truncated_arguments_are_repaired_and_flagged(provider_server):
     provider_server.reply(Reply(body=fx.sse_body(fx.TRUNCATED_ARGUMENTS)))
-    out = await served_outcome(provider_server)
+    out = await served_outcome(provider_server, CHAT)
     assert len(out.calls) == 1
     call = out.calls[0]
     assert (call.name, call.args, call.arguments_truncated) == ("search", {"q": "cats"}, True)
@@ -140,11 +143,11 @@ async def test_truncated_arguments_are_repaired_and_flagged(provider_server):
 
 async def test_midstream_error_keeps_text_and_is_classified(provider_server):
     provider_server.reply(Reply(body=fx.sse_body(fx.MIDSTREAM_ERROR, done=False)))
-    out = await served_outcome(provider_server)
+    out = await served_outcome(provider_server, CHAT)
     assert out.text == "Partial"
     assert out.last.type == "error"
     assert (out.error.type, out.error.retryable) == ("provider_overloaded", True)
-    assert out.error.provider == "openai"
+    assert out.error.provider == CHAT
 
 
 async def test_openrouter_serving_provider_details_and_keepalives(provider_server):
@@ -216,7 +219,7 @@ async def test_verbatim_tool_call_on_custom(provider_server):
     assert out.calls[0].id
 
 
-@pytest.mark.parametrize("provider,options", [("custom", {}), ("openai", {"verbatim_tool_calling": True})])
+@pytest.mark.parametrize("provider,options", [("custom", {}), (CHAT, {"verbatim_tool_calling": True})])
 async def test_verbatim_off_leaves_text(provider_server, provider, options):
     provider_server.reply(Reply(body=fx.sse_body(fx.VERBATIM)))
     out = await served_outcome(provider_server, provider, request=ChatRequest([Message("user", "t")], tools=TOOLS),
@@ -280,14 +283,14 @@ async def test_refused_connection():
 
 async def test_body_ending_without_finish_is_a_retryable_error(provider_server):
     provider_server.reply(Reply(body=fx.sse_body(fx.TEXT[:3], done=False)))
-    out = await served_outcome(provider_server)
+    out = await served_outcome(provider_server, CHAT)
     assert out.text == "Hello!"
     assert (out.error.type, out.error.retryable) == ("provider_overloaded", True)
 
 
 async def test_cut_connection_is_a_retryable_error(provider_server):
     provider_server.reply(Reply(body=fx.sse_body(fx.PARALLEL_TOOL_CALLS), cut_after_events=2))
-    out = await served_outcome(provider_server)
+    out = await served_outcome(provider_server, CHAT)
     assert out.calls == []
     assert out.last.type == "error" and out.error.retryable
 

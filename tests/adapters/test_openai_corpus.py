@@ -1,5 +1,8 @@
-"""Every OpenAI-family corpus stream (openai/, openrouter/, deepseek/, zai/, groq/) replayed
-through the adapter and the real openai SDK: outcomes and error bodies. Cuts, transport
+"""Every chat-completions corpus stream (openai/, openrouter/, deepseek/, zai/, groq/) replayed
+through the chat-completions adapter and the real openai SDK: outcomes and error bodies.
+OpenAI's own chat recordings are read as any chat-completions endpoint reads them (a
+custom one): OpenAI itself now speaks the Responses API, whose recordings have their
+own suite (test_openai_responses_corpus.py); OpenAI's error bodies go through it here. Cuts, transport
 splits and fuzz of these streams run with every family's in test_robustness.py.
 
 Expected text, reasoning, calls and usage come from an independent reading of each body
@@ -17,11 +20,12 @@ import pytest
 
 from providers.types import Usage
 from tests.adapters.test_errors_classification import CORPUS_EXPECTED
+from tests.support import data_openai_responses as rx
 from tests.support.drive_adapter import served_outcome
 from tests.support.env_corpus import CORPUS, corpus_errors, corpus_streams, requires_corpus
 from tests.support.fake_provider_server import Reply
 
-FOLDERS = {"openai": "openai", "openrouter": "openrouter", "deepseek": "deepseek", "zai": "zai",
+FOLDERS = {"openai": "custom", "openrouter": "openrouter", "deepseek": "deepseek", "zai": "zai",
            "groq": "custom"}
 STREAMS = [name for folder in FOLDERS for name in corpus_streams(folder)]
 
@@ -174,13 +178,17 @@ async def test_corpus_error_body_through_the_sdk(provider_server, name):
 @requires_corpus
 @pytest.mark.parametrize("name", FAMILY_ERRORS)
 async def test_corpus_error_body_midstream_classifies_like_http(provider_server, name):
-    """The same body as `data: {"error": ...}` after some text gives the same class."""
+    """The same body as `data: {"error": ...}` after some text gives the same class; on
+    OpenAI's Responses API as its in-stream `error` event (the error nested, as recorded)."""
     short = name.removeprefix("errors/")
     provider = ERROR_PROVIDERS[short.split("_")[0]]
     sidecar = json.loads((CORPUS / f"{name}.json").read_text())
     first = {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
              "choices": [{"index": 0, "delta": {"content": "Partial answer"}, "finish_reason": None}]}
     body = f"data: {json.dumps(first)}\n\ndata: {json.dumps(sidecar['body'])}\n\n".encode()
+    if provider == "openai":
+        body = rx.sse_body([rx.created(), *rx.message(0, ["Partial answer"])[:2],
+                            rx.event("error", error=sidecar["body"]["error"])])
     provider_server.reply(Reply(body=body))
     out = await served_outcome(provider_server, provider)
     assert out.text == "Partial answer"

@@ -1,11 +1,13 @@
-"""Native web search on the OpenAI wire family: which request carries which search field
-(through the real openai SDK and the local replay server), and the pages an answer cites
-(`url_citation` annotations) on the done chunk.
+"""Native web search on the chat-completions family: which request carries which search
+field (through the real openai SDK and the local replay server), and the pages an answer
+cites (`url_citation` annotations) on the done chunk.
 
-Request forms: OpenRouter gets the `web` plugin for every model, OpenAI only for its search
-models (`web_search_options`); DeepSeek, Z.ai, custom endpoints and OpenAI's other models
-never get a search field. The streams are written from the documented shapes
-(tests/support/data_openai_search.py: no recorded corpus stream carries annotations).
+Request forms: OpenRouter gets its web search; DeepSeek, Z.ai and custom endpoints never
+get a search field. OpenAI itself searches with the Responses API's `web_search` tool
+(test_openai_responses_request.py, test_openai_responses_stream.py); its chat search
+models are no route of the bot any more, but their annotations-only chunks still read
+the same on any chat-completions endpoint. The streams are written from the documented
+shapes (tests/support/data_openai_search.py: no recorded corpus stream carries annotations).
 """
 
 from __future__ import annotations
@@ -87,24 +89,7 @@ async def test_openrouter_plugin_travels_beside_reasoning_and_tools(provider_ser
     assert [tool["function"]["name"] for tool in body["tools"]] == [tool.name for tool in TOOLS]
 
 
-@pytest.mark.parametrize("model", ["gpt-4o-search-preview", "gpt-4o-mini-search-preview", "gpt-5-search-api"])
-async def test_openai_search_model_gets_web_search_options(provider_server, model):
-    body = await sent_body(provider_server, "openai", model, ask(temperature=0.3, max_output_tokens=200))
-    assert body["web_search_options"] == {}
-    assert "plugins" not in body
-    # The search models refuse a temperature with a 400 (reasoning.takes_temperature).
-    assert "temperature" not in body
-    assert body["max_completion_tokens"] == 200
-
-
-async def test_openai_search_model_without_search_gets_no_search_field(provider_server):
-    body = await sent_body(provider_server, "openai", "gpt-4o-search-preview", ask(None, temperature=0.3))
-    assert not set(SEARCH_FIELDS) & set(body)
-    assert "temperature" not in body  # refused whether or not a search is asked for
-
-
 @pytest.mark.parametrize(("provider", "model"), [
-    ("openai", "gpt-4o"), ("openai", "gpt-5"), ("openai", "o4-mini"), ("openai", "gpt-4.1-mini"),
     ("deepseek", "deepseek-chat"), ("deepseek", "deepseek-reasoner"),
     ("zai", "glm-4.6"), ("custom", "m-test"), ("custom", "gpt-4o-search-preview"),
 ])
@@ -119,7 +104,7 @@ async def test_no_search_field_ever_for_other_routes(provider_server, provider, 
 
 def test_bodies_without_search_are_unchanged_for_every_provider():
     """Without `web_search` the arguments are exactly those of a request that never heard of it."""
-    for provider in ("openai", "openrouter", "deepseek", "zai", "custom"):
+    for provider in ("openrouter", "deepseek", "zai", "custom"):
         for model in ("gpt-4o", "gpt-4o-search-preview", "m-test"):
             request = ask(None, max_output_tokens=9)
             plain = ChatRequest(messages=request.messages, system=request.system, max_output_tokens=9)
@@ -145,13 +130,15 @@ async def test_openrouter_sources_in_order_with_titles_and_text_unchanged(provid
     assert all(chunk.sources is None for chunk in cited.chunks[:-1])
 
 
-async def test_openai_search_model_sources_from_an_annotations_only_chunk(provider_server):
-    out = await served_outcome(provider_server, "openai", Reply(body=fx.sse_body(ws.OPENAI_CITED)),
+async def test_sources_from_an_annotations_only_chunk(provider_server):
+    """OpenAI's chat search models send the citations in a chunk of their own; any
+    chat-completions endpoint relaying them gives the same sources."""
+    out = await served_outcome(provider_server, "custom", Reply(body=fx.sse_body(ws.OPENAI_CITED)),
                                request=ask(), model="gpt-4o-search-preview")
     assert out.text == ws.ANSWER
     assert out.done.sources == CITED_SOURCES
     assert out.done.searches is None
-    assert out.done.usage == Usage(80, 25, None, None, 105, searches=1)
+    assert out.done.usage == Usage(80, 25, None, None, 105)  # no search field went to it
 
 
 async def test_citations_without_a_search_request_are_kept_but_no_search_is_counted(provider_server):
@@ -176,7 +163,7 @@ async def test_search_without_citations_counts_the_search_and_has_no_sources(pro
 
 async def test_cut_stream_after_citations_is_an_error_without_sources(provider_server):
     body = fx.sse_body(ws.OPENAI_CITED[:4], done=False)
-    out = await served_outcome(provider_server, "openai", Reply(body=body), request=ask(),
+    out = await served_outcome(provider_server, "custom", Reply(body=body), request=ask(),
                                model="gpt-4o-search-preview")
     assert out.done is None and out.error is not None and out.error.retryable
     assert ws.ANSWER.startswith(out.text)
@@ -188,7 +175,7 @@ def pure(provider: str, body: bytes, pieces: list[bytes] | None = None, *, web_s
     from providers.adapter import create_adapter
 
     adapter = create_adapter(provider, **connection(provider, "http://127.0.0.1:9"))
-    state = new_stream_state(provider, ask(), verbatim_tool_calling=False, web_search=web_search)
+    state = new_stream_state(adapter.capabilities, ask(), verbatim_tool_calling=False, web_search=web_search)
     shared = {"stream": state}
     decoder = SSEDecoder()
     chunks = []
@@ -203,7 +190,7 @@ def cut(body: bytes, points: list[int]) -> list[bytes]:
     return [body[a:b] for a, b in zip(marks, marks[1:], strict=False)]
 
 
-CITED_BODIES = {"openrouter": fx.sse_body(ws.OPENROUTER_CITED), "openai": fx.sse_body(ws.OPENAI_CITED)}
+CITED_BODIES = {"openrouter": fx.sse_body(ws.OPENROUTER_CITED), "custom": fx.sse_body(ws.OPENAI_CITED)}
 
 
 @settings(max_examples=200, deadline=None)
@@ -250,7 +237,7 @@ ANNOTATIONS = JSON | st.lists(CITATION_ITEM, max_size=5)
 
 
 @settings(max_examples=300, deadline=None)
-@given(annotations=ANNOTATIONS, provider=st.sampled_from(["openrouter", "openai", "custom"]))
+@given(annotations=ANNOTATIONS, provider=st.sampled_from(["openrouter", "custom"]))
 def test_malformed_annotations_are_left_out_never_raised(annotations, provider):
     body = fx.sse_body(ws.with_annotations(annotations))
     out = pure(provider, body)  # summarize checks the chunk shapes; an exception fails the test
@@ -285,8 +272,9 @@ async def test_served_and_pure_halves_agree_on_sources(provider_server):
     for provider, body in CITED_BODIES.items():
         served = await served_outcome(provider_server, provider, Reply(body=body, random_pieces=3, max_piece=17),
                                       request=ask(), model="gpt-4o-search-preview")
-        assert served.done.sources == pure(provider, body, web_search=True).done.sources == CITED_SOURCES
-        assert served.done.usage == pure(provider, body, web_search=True).done.usage
+        searched = provider == "openrouter"  # a custom endpoint never gets the search field
+        assert served.done.sources == pure(provider, body, web_search=searched).done.sources == CITED_SOURCES
+        assert served.done.usage == pure(provider, body, web_search=searched).done.usage
 
 
 def test_cited_fixture_is_what_the_documented_shape_says():
