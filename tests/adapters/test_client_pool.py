@@ -20,14 +20,14 @@ from providers.endpoint_check import EndpointPolicy
 from providers.gemini.adapter import SharedGeminiTransport
 from providers.safe_transport import AddressRefused, RedirectRefused
 from providers.types import ProcessedChunk
-from tests.support import data_anthropic, data_gemini, data_openai
+from tests.support import data_anthropic, data_gemini, data_openai, data_openai_responses
 from tests.support.drive_adapter import HELLO, connection, summarize
 from tests.support.fake_provider_server import ProviderReplayServer, Reply
 
 KEYS = ("sk-shared-key-one-1111", "sk-shared-key-two-2222")
 
 REPLIES = {
-    "openai": Reply(body=data_openai.sse_body(data_openai.TEXT)),
+    "openai": Reply(body=data_openai_responses.sse_body(data_openai_responses.TEXT)),  # the Responses API
     "custom": Reply(body=data_openai.sse_body(data_openai.TEXT)),
     "anthropic": Reply.named_sse(data_anthropic.ANTHROPIC_REDACTED),
     "google": Reply(body=data_gemini.GEMINI_THINK_TEXT),

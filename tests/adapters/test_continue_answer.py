@@ -12,6 +12,7 @@ import pytest
 from providers import ChatRequest, Message
 from providers.continuation import CONTINUE_ASK
 from providers.types import FunctionCall
+from tests.support import data_openai_responses as rx
 from tests.support.data_anthropic import a_text_block, anthropic_events
 from tests.support.data_gemini import g_chunk, gemini_body
 from tests.support.data_openai import openai_events
@@ -21,7 +22,7 @@ from tests.support.fake_provider_server import Reply
 PARTIAL = "The three steps are:\n\n1. Mix the flour and "
 NEW_TEXT = "water.\n2. Knead.\n3. Bake."
 QUESTION = Message("user", "How do I bake bread?", name="alice")
-OPENAI_FAMILY = ["openai", "deepseek", "openrouter", "zai"]
+OPENAI_FAMILY = ["custom", "deepseek", "openrouter", "zai"]  # chat completions; OpenAI's Responses below
 PREFILL_CLAUDE = "claude-sonnet-4-5-20250929"  # takes a prefill when not thinking
 NO_PREFILL_CLAUDE = ["claude-opus-4-6", "claude-sonnet-5", "claude-fable-5-1", "claude-test"]
 
@@ -33,6 +34,10 @@ def request(continued: bool, partial: str = PARTIAL, **settings: Any) -> ChatReq
 
 def openai_reply() -> Reply:
     return Reply.sse(openai_events([NEW_TEXT[:6], NEW_TEXT[6:]]))
+
+
+def responses_reply() -> Reply:
+    return Reply(body=rx.sse_body(rx.responses_events([NEW_TEXT[:6], NEW_TEXT[6:]])))
 
 
 def anthropic_reply() -> Reply:
@@ -76,14 +81,42 @@ async def test_openai_family_keeps_the_ask_when_a_tool_loop_follows(provider_ser
     call = FunctionCall("look", {"at": 1}, id="call_1")
     messages = [*request(True).messages, Message("assistant", "", tool_calls=[call]),
                 Message("tool", '{"seen": "a cat"}', tool_call_id="call_1", name="look")]
-    body = await sent(provider_server, "openai", openai_reply(), ChatRequest(messages=messages))
+    body = await sent(provider_server, "openrouter", openai_reply(), ChatRequest(messages=messages))
     assert [m["role"] for m in body["messages"]] == ["user", "assistant", "user", "assistant", "tool"]
     assert body["messages"][2]["content"] == CONTINUE_ASK
 
 
-@pytest.mark.parametrize("provider", ["openai", "deepseek"])
+@pytest.mark.parametrize("provider", ["custom", "deepseek"])
 async def test_openai_family_streams_only_the_new_text(provider_server, provider):
     outcome = await served_outcome(provider_server, provider, openai_reply(), request(True))
+    assert outcome.text == NEW_TEXT and outcome.done.finish_reason == "stop"
+
+
+# OpenAI on the Responses API: no prefill either, so the same ask as an input item.
+ASK_ITEM = {"role": "user", "content": [{"type": "input_text", "text": CONTINUE_ASK}]}
+
+
+async def test_openai_asks_to_continue_after_the_partial_answer(provider_server):
+    plain = await sent(provider_server, "openai", responses_reply(), request(False), model="gpt-5")
+    continued = await sent(provider_server, "openai", responses_reply(), request(True), model="gpt-5")
+    assert plain["input"][-1] == {"role": "assistant", "content": PARTIAL}
+    assert continued["input"][-2:] == [{"role": "assistant", "content": PARTIAL}, ASK_ITEM]
+    assert continued["input"][:-1] == plain["input"]
+    assert {k: v for k, v in continued.items() if k != "input"} == {k: v for k, v in plain.items() if k != "input"}
+
+
+async def test_openai_keeps_the_ask_when_a_tool_loop_follows(provider_server):
+    call = FunctionCall("look", {"at": 1}, id="call_1")
+    messages = [*request(True).messages, Message("assistant", "", tool_calls=[call]),
+                Message("tool", '{"seen": "a cat"}', tool_call_id="call_1", name="look")]
+    body = await sent(provider_server, "openai", responses_reply(), ChatRequest(messages=messages))
+    assert [item.get("role", item.get("type")) for item in body["input"]] == [
+        "user", "assistant", "user", "function_call", "function_call_output"]
+    assert body["input"][2] == ASK_ITEM
+
+
+async def test_openai_streams_only_the_new_text(provider_server):
+    outcome = await served_outcome(provider_server, "openai", responses_reply(), request(True))
     assert outcome.text == NEW_TEXT and outcome.done.finish_reason == "stop"
 
 

@@ -24,12 +24,13 @@ from providers import create_adapter, normalized_stream
 from providers.client_pool import ClientPool
 from providers.http_transport import HELD_PIECE_READER, TRANSPORTS, body_reader, sdk_http_client
 from providers.streaming import PieceReader, StreamTimeoutError, paced_reader, reader_of
-from tests.support import data_anthropic, data_gemini, data_openai
+from tests.support import data_anthropic, data_gemini, data_openai, data_openai_responses
 from tests.support.drive_adapter import HELLO, connection, summarize
 from tests.support.fake_provider_server import Reply, Trickle
 
 REPLIES = {
-    "openai": Reply(body=data_openai.sse_body(data_openai.TEXT)),
+    "openai": Reply(body=data_openai_responses.sse_body(data_openai_responses.TEXT)),  # the Responses API
+    "openrouter": Reply(body=data_openai.sse_body(data_openai.TEXT)),  # chat completions
     "anthropic": Reply.named_sse(data_anthropic.ANTHROPIC_REDACTED),
     "google": Reply(body=data_gemini.GEMINI_THINK_TEXT),
 }
@@ -62,7 +63,7 @@ async def test_every_family_answers_the_same_through_either_transport(provider_s
 
 @pytest.mark.parametrize("transport", TRANSPORTS)
 async def test_a_gzip_encoded_event_stream_is_still_decoded(provider_server, transport):
-    body = data_openai.sse_body(data_openai.TEXT)
+    body = data_openai_responses.sse_body(data_openai_responses.TEXT)
     provider_server.reply(Reply(body=gzip.compress(body), headers={"Content-Encoding": "gzip"}))
     plain = Reply(body=body)
     pool = ClientPool(transport)
@@ -168,7 +169,7 @@ async def test_a_paced_stream_arrives_whole_and_in_order(provider_server) -> Non
     """A trickled answer read once per 50 ms is the same answer as read event by event."""
     texts = []
     for interval in (0.0, 0.05):
-        provider_server.reply(Reply(trickle=Trickle(rate=60.0, seconds=0.5)))
+        provider_server.reply(Reply(trickle=Trickle(rate=60.0, seconds=0.5, form="responses")))
         pool = ClientPool("aiohttp", read_interval=interval)
         adapter = create_adapter("openai", **connection("openai", provider_server.url), timeout=10, clients=pool)
         outcome = summarize([c async for c in normalized_stream(adapter, HELLO)])

@@ -1,7 +1,7 @@
 """Usage is one type from the provider's edge to the database: the counts an adapter
 converted are what the day row adds, with no second conversion.
 
-Real parts: the OpenAI SDK against the local replay server, `counts_for`, the write-behind
+Real parts: the OpenAI SDK (the Responses API) against the local replay server, `counts_for`, the write-behind
 merge of two answers (`UsageWrite.plus`) and the row's values (`UsageAdd.params`).
 """
 
@@ -13,7 +13,7 @@ from bot.load.bookkeeping import UsageWrite
 from bot.repo.usage import UsageAdd, UsageKey
 from bot.usage.tokens import TokenCounts, add_usage, counts_for
 from providers.types import Usage
-from tests.support import data_openai as fx
+from tests.support import data_openai_responses as rx
 from tests.support.drive_adapter import HELLO, served_outcome
 from tests.support.fake_provider_server import ProviderReplayServer, Reply
 
@@ -22,7 +22,9 @@ KEY = UsageKey(1, 2, "openai", "m-test", "server", date(2026, 12, 3))
 
 async def test_the_adapters_usage_is_what_the_day_row_adds():
     async with ProviderReplayServer() as server:
-        out = await served_outcome(server, "openai", Reply(body=fx.sse_body(fx.USAGE_ALL_FIELDS)))
+        body = rx.sse_body([rx.created(), *rx.message(0, ["Counted."]),
+                            rx.completed(rx.usage(100, 50, reasoning=30, cached=40))])
+        out = await served_outcome(server, "openai", Reply(body=body))
     usage = out.done.usage
     assert usage == Usage(100, 50, 30, 40, 150)
     counts = counts_for(usage, HELLO, "Counted.")
