@@ -72,8 +72,11 @@ def _input_part(part: ContentPart, files: bool) -> dict[str, Any] | None:
 
 
 def _user(message: Message, files: bool) -> dict[str, Any] | None:
-    """A user turn, its speaker as a prefix; None when nothing in it can be sent."""
+    """A user turn, its speaker as a prefix: plain text stays a string (the API takes one),
+    parts become the content list; None when nothing in it can be sent."""
     content = with_speaker(message.content, message.name)
+    if isinstance(content, str):
+        return {"role": "user", "content": content} if content else None
     parts = [p for p in (_input_part(part, files) for part in content_parts(content)) if p is not None]
     return {"role": "user", "content": parts} if parts else None
 
@@ -104,7 +107,7 @@ def build_input(request: ChatRequest, capabilities: ModelCapabilities) -> list[d
                 items.append({"role": "assistant", "content": text})
             items.extend(_calls(message))
             if message.partial_answer:
-                items.append({"role": "user", "content": [{"type": "input_text", "text": CONTINUE_ASK}]})
+                items.append({"role": "user", "content": CONTINUE_ASK})
         elif message.role == "tool":
             items.append({"type": "function_call_output", "call_id": message.tool_call_id or "",
                           "output": content_text(message.content)})

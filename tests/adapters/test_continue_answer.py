@@ -93,7 +93,7 @@ async def test_openai_family_streams_only_the_new_text(provider_server, provider
 
 
 # OpenAI on the Responses API: no prefill either, so the same ask as an input item.
-ASK_ITEM = {"role": "user", "content": [{"type": "input_text", "text": CONTINUE_ASK}]}
+ASK_ITEM = {"role": "user", "content": CONTINUE_ASK}
 
 
 async def test_openai_asks_to_continue_after_the_partial_answer(provider_server):

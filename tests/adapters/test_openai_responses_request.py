@@ -49,7 +49,7 @@ async def test_a_plain_question(provider_server):
                                                    temperature=0.4, extra={"user": "guild-1"}))
     assert body == {
         "model": "gpt-4o", "stream": True, "store": False, "instructions": "Be brief.",
-        "input": [{"role": "user", "content": [{"type": "input_text", "text": "hi"}]}],
+        "input": [{"role": "user", "content": "hi"}],
         "max_output_tokens": 300, "temperature": 0.4, "user": "guild-1",
     }
     assert provider_server.requests[-1].api_key == "sk-test"
@@ -132,7 +132,7 @@ async def test_images_documents_and_speakers_in_user_turns(provider_server):
             {"type": "input_text", "text": "alice: what is in these?"}, image,
             {"type": "input_file", "filename": "report.pdf", "file_data": f"data:application/pdf;base64,{pdf.base64()}"},
         ]},
-        {"role": "user", "content": [{"type": "input_text", "text": "Bob Smith: and you?"}]},
+        {"role": "user", "content": "Bob Smith: and you?"},
     ]
     assert on_text["input"][0]["content"][2] == {
         "type": "input_text", "text": "Document report.pdf:\n```\nQuarterly numbers.\n```"}
@@ -150,7 +150,7 @@ async def test_a_partial_answer_is_continued_by_asking(provider_server):
     body = await sent(provider_server, request)
     assert body["input"][1:] == [
         {"role": "assistant", "content": "one, two,"},
-        {"role": "user", "content": [{"type": "input_text", "text": CONTINUE_ASK}]},
+        {"role": "user", "content": CONTINUE_ASK},
     ]
 
 
@@ -227,7 +227,7 @@ async def test_a_tool_round_replays_each_calls_reasoning_right_before_it():
                                       request=ChatRequest(messages=history, tools=TOOLS, reasoning_effort="high"))
         assert second.error is None, second.error
     assert server.requests[-1].json["input"] == [
-        {"role": "user", "content": [{"type": "input_text", "text": "weather in Paris and Rome?"}]},
+        {"role": "user", "content": "weather in Paris and Rome?"},
         {"role": "assistant", "content": "Let me check."},
         {"type": "reasoning", "id": "rs_a", "summary": [{"type": "summary_text", "text": "Weather for two cities."}],
          "encrypted_content": "gAAAA-first-0123"},

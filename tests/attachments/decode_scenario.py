@@ -7,7 +7,8 @@ event loop records how late it wakes (a loop busy decoding wakes it late), and t
 process's peak resident memory (`VmHWM`, reset through `/proc/self/clear_refs` at the
 start) less its memory at the start is the extra memory. A fresh process, so memory an
 earlier test freed but kept cannot hide this one's. Writes the figures as JSON; uses only
-what a bot of any version offers (the question path), so it measures old code too.
+what a bot of any version offers (the question path), so it measures old code too; the
+route is a custom chat-completions endpoint, which every version speaks the same way.
 """
 
 from __future__ import annotations
@@ -87,7 +88,7 @@ async def measure(files: list[UserFile], workdir: Path) -> dict[str, Any]:
     fake.populate(channels=1, members=1)
     async with fake, ProviderReplayServer() as server:
         bot = llmbot_factory(workdir, "scenario.sqlite3")(
-            ALLOW_PRIVATE_ENDPOINTS="true", DEFAULT_TEXT_PROVIDER="openai", DEFAULT_TEXT_MODEL="vision-model",
+            ALLOW_PRIVATE_ENDPOINTS="true", DEFAULT_TEXT_PROVIDER="custom", DEFAULT_TEXT_MODEL="vision-model",
             DEFAULT_TEXT_BASE_URL=f"{server.url}/v1", DEFAULT_TEXT_API_KEYS="sk-scenario")
         server.enqueue(Reply(trickle=Trickle(rate=20, seconds=4)))
         server.reply(_answer_reply())

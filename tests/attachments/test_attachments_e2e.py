@@ -11,6 +11,7 @@ import pytest
 from PIL import Image
 
 from bot.question.attachment_files import MAX_LONG_SIDE
+from tests.support.data_openai_responses import responses_sse
 from tests.support.drive_discord_client import running_bot
 from tests.support.fake_discord_server import FakeDiscord, StoredMessage, UserFile
 from tests.support.fake_provider_server import ProviderReplayServer, Reply
@@ -19,11 +20,7 @@ ANSWER = "I looked at what you sent."
 
 
 def openai_reply(text: str = ANSWER) -> Reply:
-    base = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 0, "model": "vision-model"}
-    return Reply.sse([
-        {**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": None}]},
-        {**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
-    ])
+    return responses_sse(text)  # OpenAI speaks the Responses API
 
 
 def anthropic_reply(text: str = ANSWER) -> Reply:
@@ -63,7 +60,7 @@ def last_turn(provider: str, body: dict[str, Any]) -> list[dict[str, Any]]:
     """The question's parts in the family's own shape."""
     if provider == "google":
         return body["contents"][-1]["parts"]
-    content = body["messages"][-1]["content"]
+    content = (body["input"] if provider == "openai" else body["messages"])[-1]["content"]
     return [{"type": "text", "text": content}] if isinstance(content, str) else content
 
 
@@ -71,8 +68,8 @@ def images_sent(provider: str, body: dict[str, Any]) -> list[tuple[str, bytes]]:
     """(media type, bytes) of every image part of the question, read back from the wire shape."""
     found = []
     for part in last_turn(provider, body):
-        if provider == "openai" and part.get("type") == "image_url":
-            header, data = part["image_url"]["url"].split(",", 1)
+        if provider == "openai" and part.get("type") == "input_image":
+            header, data = part["image_url"].split(",", 1)
             assert header.startswith("data:") and header.endswith(";base64")
             found.append((header[5:-7], base64.b64decode(data, validate=True)))
         elif provider == "anthropic" and part.get("type") == "image":
@@ -159,11 +156,11 @@ async def test_a_source_file_is_a_fenced_block_and_a_binary_file_a_note(
     body = await run_question(fake, provider_server, family_bot("openai"), "openai", [source, binary],
                               text="review this")
     parts = last_turn("openai", body)
-    assert all(p["type"] == "text" for p in parts)
+    assert all(p["type"] == "input_text" for p in parts)  # OpenAI's Responses parts
     sent = texts_sent("openai", body)
     assert "File: fizz.py\n```python\nfor i in range(3):\n    print('fizz' if i % 3 == 0 else i)\n```" in sent
     assert "firmware.bin was not read: only images, text files, PDFs and Word, Excel and CSV files can be read" in sent
-    assert parts[-1] == {"type": "text", "text": "review this"}
+    assert parts[-1] == {"type": "input_text", "text": "review this"}
     [note] = notes(fake)
     assert "firmware.bin" in note.content and "fizz.py" not in note.content
 
@@ -200,7 +197,8 @@ async def test_an_image_in_the_replied_to_message_reaches_the_model(
 async def test_a_question_without_files_stays_a_plain_string(
         fake_discord: FakeDiscord, provider_server: ProviderReplayServer, family_bot) -> None:
     body = await run_question(fake_discord, provider_server, family_bot("openai"), "openai", [], text="hi")
-    assert body["messages"][-1]["content"] == "hi"
+    content = body["input"][-1]["content"]
+    assert isinstance(content, str) and content.endswith(": hi")  # the speaker a prefix on this API
     assert fake_discord.downloads == []
 
 

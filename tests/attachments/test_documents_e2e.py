@@ -117,4 +117,4 @@ async def test_an_attached_pdf_reaches_each_family_in_its_own_form(
     else:
         text = "\n".join(p.get("text", "") for p in parts)
         assert "Document paper.pdf:" in text and "Hello from the paper." in text
-        assert not any(p.get("type") == "file" for p in parts)
+        assert not any(p.get("type") in ("file", "input_file") for p in parts)
