@@ -9,7 +9,7 @@ import shutil
 
 from providers.i18n import t
 from tests.support.check_answers import plain_answer_messages
-from tests.support.data_openai import openai_stream
+from tests.support.data_openai_responses import responses_stream
 from tests.support.drive_discord_client import running_bot
 from tests.support.fake_discord_server import FakeDiscord
 from tests.support.fake_provider_server import ProviderReplayServer
@@ -48,8 +48,8 @@ async def test_database_down_may_be_answered_by_the_environment_default(
         fake_discord: FakeDiscord, provider_server: ProviderReplayServer, tmp_path, turn_bot) -> None:
     """The server's rules were read before the outage (kept): the default answers through it."""
     fake = fake_discord
-    provider_server.enqueue(openai_stream("Answered with the database.", piece=6))
-    provider_server.reply(openai_stream("Answered without the database.", piece=6))
+    provider_server.enqueue(responses_stream("Answered with the database.", piece=6))
+    provider_server.reply(responses_stream("Answered without the database.", piece=6))
     bot = default_route_bot(turn_bot, tmp_path, provider_server)
     async with running_bot(fake, bot) as run:
         await ask(fake, "before")
@@ -67,7 +67,7 @@ async def test_a_never_read_server_is_not_answered_by_the_default_while_the_data
     from bot.repo.controls import add_access_rule
 
     fake = fake_discord
-    provider_server.reply(openai_stream("must not be asked"))
+    provider_server.reply(responses_stream("must not be asked"))
     bot = default_route_bot(turn_bot, tmp_path, provider_server)
     async with running_bot(fake, bot) as run:
         async with bot.sessions() as session, session.begin():

@@ -18,6 +18,7 @@ from tests.support.check_answers import (
 )
 from tests.support.data_errors import openai_error
 from tests.support.data_openai import openai_stream
+from tests.support.data_openai_responses import responses_stream
 from tests.support.drive_discord_client import running_bot
 from tests.support.drive_waiting import eventually
 from tests.support.env_bot_config import configure_server, cooling_for, server_keys
@@ -108,7 +109,7 @@ async def test_environment_default_without_stored_configuration_uses_the_first_k
         fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot) -> None:
     fake, server = fake_discord, provider_server
     text = "From the operator's default."
-    server.reply(openai_stream(text, piece=5))
+    server.reply(responses_stream(text, piece=5))  # OpenAI speaks the Responses API
     bot = turn_bot(DEFAULT_TEXT_PROVIDER="openai", DEFAULT_TEXT_MODEL="env-model",
                    DEFAULT_TEXT_BASE_URL=f"{server.url}/v1", DEFAULT_TEXT_API_KEYS="sk-env-one,sk-env-two")
     async with running_bot(fake, bot) as run:

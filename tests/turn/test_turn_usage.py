@@ -15,7 +15,9 @@ from sqlalchemy import select
 from bot import repo
 from bot.db.models import UsageDay
 from providers.i18n import t
+from tests.support import data_openai_responses as rx
 from tests.support.data_openai import openai_stream
+from tests.support.data_openai_responses import responses_stream
 from tests.support.drive_commands import command, member, opt, sub
 from tests.support.drive_discord_client import running_bot
 from tests.support.drive_waiting import eventually
@@ -32,8 +34,13 @@ class Family:
     provider: str
     model: str
     path: str  # what the base URL needs after the server's address
-    stream: str  # a corpus stream with the provider's own usage report
+    stream: str  # a recorded stream with the provider's own usage report (corpus, or `recorded/` in the repo)
     counts: tuple[int, int, int, int]  # its input, output (with reasoning), reasoning, cached input
+
+    def reply(self) -> Reply:
+        if self.stream.startswith("recorded/"):  # tests/fixtures/openai_responses
+            return Reply(body=rx.recorded(self.stream.removeprefix("recorded/")))
+        return Reply.from_corpus(CORPUS, self.stream)
 
     def env(self, server: ProviderReplayServer) -> dict[str, str]:
         return {"DEFAULT_TEXT_PROVIDER": self.provider, "DEFAULT_TEXT_MODEL": self.model,
@@ -41,8 +48,9 @@ class Family:
 
 
 # The counts are the ones each recorded stream reports (Gemini: candidates 469 + thoughts 787).
+# OpenAI speaks the Responses API: its recorded summaries stream (Azure gpt-5, SOURCES.md).
 FAMILIES = {
-    "openai": Family("openai", "gpt-4o-mini", "/v1", "openai/chat_text_include_usage", (78, 9, 0, 0)),
+    "openai": Family("openai", "gpt-5", "/v1", "recorded/reasoning_multi_summary_encrypted", (100, 500, 300, 0)),
     "deepseek": Family("deepseek", "deepseek-reasoner", "", "deepseek/reasoner_reasoning_content", (6, 212, 198, 0)),
     "anthropic": Family("anthropic", "claude-sonnet-4", "", "anthropic/thinking_signature", (43, 282, 0, 0)),
     "google": Family("google", "gemini-2.5-pro", "", "gemini/thinking_thought_parts", (34, 1256, 787, 0)),
@@ -85,7 +93,7 @@ def delivered(fake: FakeDiscord, text: str) -> bool:
 async def test_each_familys_own_usage_is_recorded_and_shown_by_usage(
         name: str, fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot) -> None:
     fake, server, family = fake_discord, provider_server, FAMILIES[name]
-    server.reply(Reply.from_corpus(CORPUS, family.stream))
+    server.reply(family.reply())
     bot = turn_bot(**family.env(server))
     async with running_bot(fake, bot) as run:
         async with bot.sessions() as session, session.begin():
@@ -239,7 +247,7 @@ PARAMS = (opt("temperature", 0.3), opt("max_output_tokens", 2048), opt("reasonin
 async def test_model_params_reach_each_familys_request_and_thoughts_reach_the_thought_log(
         name: str, fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot) -> None:
     fake, server, family = fake_discord, provider_server, FAMILIES[name]
-    server.reply(Reply.from_corpus(CORPUS, family.stream))
+    server.reply(family.reply())
     bot = turn_bot(**family.env(server), MAX_OUTPUT_TOKENS="1000")
     async with running_bot(fake, bot) as run:
         async with bot.sessions() as session, session.begin():
@@ -247,30 +255,28 @@ async def test_model_params_reach_each_familys_request_and_thoughts_reach_the_th
         done = await command(run, fake, "model", sub("params", *PARAMS))
         await ask(fake, "think first")
         await rows_when(bot, 1)
-        if name != "openai":  # the recorded OpenAI stream has no reasoning
-            await run.wait_for(lambda: bool(fake.bot_messages(fake.thought_channel_id)))
+        await run.wait_for(lambda: bool(fake.bot_messages(fake.thought_channel_id)))
     assert done.content.splitlines() == ["Generation settings saved.", "**Generation settings**",
                                          "Temperature: 0.3 · max output tokens: 2,048 · reasoning: high"]
     body = server.requests[0].json
     if name == "openai":
-        assert (body["temperature"], body["max_completion_tokens"]) == (0.3, 2048)
-        assert "reasoning_effort" not in body  # gpt-4o-mini takes none (tests/adapters/test_request_reasoning.py)
+        assert (body["reasoning"], body["max_output_tokens"]) == ({"effort": "high", "summary": "auto"}, 2048)
+        assert "temperature" not in body  # a reasoning model refuses it
     elif name == "anthropic":
         assert body["thinking"] == {"type": "enabled", "budget_tokens": 16384}
         assert body["max_tokens"] > 16384 and "temperature" not in body  # thinking takes no temperature
     else:
         assert body["generationConfig"] == {"maxOutputTokens": 2048, "temperature": 0.3,
                                             "thinkingConfig": {"thinkingBudget": 24576, "includeThoughts": True}}
-    if name != "openai":
-        [post] = fake.bot_messages(fake.thought_channel_id)
-        [embed] = post.embeds
-        assert embed["footer"]["text"] == f"Provider: {family.provider}" and embed.get("description")
+    [post] = fake.bot_messages(fake.thought_channel_id)
+    [embed] = post.embeds
+    assert embed["footer"]["text"] == f"Provider: {family.provider}" and embed.get("description")
 
 
 async def test_reasoning_off_sends_no_reasoning_and_the_operators_cap_stays_the_default(
         fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot) -> None:
     fake, server = fake_discord, provider_server
-    server.reply(openai_stream("Plain."))
+    server.reply(responses_stream("Plain."))
     bot = turn_bot(DEFAULT_TEXT_PROVIDER="openai", DEFAULT_TEXT_MODEL="o4-mini", MAX_OUTPUT_TOKENS="777",
                    DEFAULT_TEXT_BASE_URL=f"{server.url}/v1", DEFAULT_TEXT_API_KEYS="sk-env")
     async with running_bot(fake, bot) as run:
@@ -278,8 +284,8 @@ async def test_reasoning_off_sends_no_reasoning_and_the_operators_cap_stays_the_
         await ask(fake, "plain please")
         await run.wait_for(lambda: delivered(fake, "Plain."))
     [request] = server.requests
-    assert request.json["max_completion_tokens"] == 777
-    assert "reasoning_effort" not in request.json and "temperature" not in request.json
+    assert request.json["max_output_tokens"] == 777
+    assert "effort" not in request.json.get("reasoning", {}) and "temperature" not in request.json
 
 
 async def test_a_reached_limit_closes_only_the_servers_fallback_behind_a_members_own_key(
