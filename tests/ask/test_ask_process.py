@@ -12,7 +12,8 @@ from pathlib import Path
 from bot.terminal_sink import WITHDRAWN
 from providers.i18n import t
 from tests.support.data_errors import openai_error
-from tests.support.data_openai import long_answer_with_code, openai_midstream_error, openai_stream
+from tests.support.data_openai import long_answer_with_code, openai_stream
+from tests.support.data_openai_responses import responses_midstream_error, responses_stream
 from tests.support.fake_provider_server import ProviderReplayServer
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -46,7 +47,7 @@ async def run_ask(question: str | None, env: dict[str, str], workdir: Path, *, l
 
 
 def route_to(server: ProviderReplayServer, **extra: str) -> dict[str, str]:
-    """The operator's default route on the replay server (an OpenAI-compatible address)."""
+    """The operator's default route on the replay server: OpenAI, on the Responses API."""
     return {"DEFAULT_TEXT_PROVIDER": "openai", "DEFAULT_TEXT_MODEL": "gpt-fake",
             "DEFAULT_TEXT_BASE_URL": f"{server.url}/v1", "DEFAULT_TEXT_API_KEYS": KEY, **extra}
 
@@ -58,7 +59,7 @@ def words(text: str) -> list[str]:
 async def test_the_answer_streams_to_stdout_whole_and_in_order(
         provider_server: ProviderReplayServer, tmp_path: Path) -> None:
     text = long_answer_with_code()  # 6,000 characters: three Discord messages, code split across two
-    provider_server.reply(openai_stream(text, piece=60, event_delay=0.01))
+    provider_server.reply(responses_stream(text, piece=60, event_delay=0.01))
     run = await run_ask("write a long answer", route_to(provider_server, PROVIDER_READ_INTERVAL_MS="0"), tmp_path)
     assert run.status == 0, run.stderr
     assert words(run.stdout) == words(text)  # message boundaries show as line breaks, nothing lost or repeated
@@ -68,8 +69,8 @@ async def test_the_answer_streams_to_stdout_whole_and_in_order(
     [request] = provider_server.requests
     assert request.api_key == KEY
     assert request.json["model"] == "gpt-fake"
-    assert request.json["messages"][0]["role"] == "system"
-    assert request.json["messages"][1:] == [{"role": "user", "content": "write a long answer"}]
+    assert request.json["instructions"]  # the system prompt
+    assert request.json["input"] == [{"role": "user", "content": "write a long answer"}]
     assert KEY not in run.stdout + run.stderr
 
 
@@ -88,8 +89,8 @@ async def test_a_refused_key_prints_the_headline_and_tips_without_the_key(
 
 async def test_a_retry_after_a_broken_stream_says_the_first_text_was_withdrawn(
         provider_server: ProviderReplayServer, tmp_path: Path) -> None:
-    provider_server.reply(openai_midstream_error("The first words of a broken"), key=KEY)
-    provider_server.reply(openai_stream("The whole answer from the second key."), key="sk-ask-second")
+    provider_server.reply(responses_midstream_error("The first words of a broken"), key=KEY)
+    provider_server.reply(responses_stream("The whole answer from the second key."), key="sk-ask-second")
     run = await run_ask("hello", route_to(provider_server, DEFAULT_TEXT_API_KEYS=f"{KEY},sk-ask-second"), tmp_path)
     assert run.status == 0, run.stderr
     assert run.stdout == f"The first words of a broken\n{WITHDRAWN}\nThe whole answer from the second key.\n"

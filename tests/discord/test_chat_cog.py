@@ -19,7 +19,8 @@ from bot.settings import Settings, load_settings
 from providers.i18n import t
 from providers.types import Message
 from tests.support.check_answers import answer_messages, assert_delivered, delivered
-from tests.support.data_openai import long_answer_with_code, openai_stream
+from tests.support.data_openai import long_answer_with_code
+from tests.support.data_openai_responses import responses_stream
 from tests.support.drive_discord_client import RunningBot, fast_ready_kwargs, running_bot
 from tests.support.fake_discord_server import FakeDiscord
 from tests.support.fake_provider_server import ProviderReplayServer, Reply
@@ -66,7 +67,7 @@ async def test_mention_streams_answer_with_first_key(fake_discord: FakeDiscord,
                                                      provider_server: ProviderReplayServer) -> None:
     fake = fake_discord
     text = "Hello there! This is a short answer."
-    provider_server.reply(openai_stream(text, piece=7))
+    provider_server.reply(responses_stream(text, piece=7))
     async with chat_bot(fake, settings_for(provider_server)) as run:
         question = await fake.send_user_message(f"{mention(fake)} say hi", mention_bot=True)
         await run.wait_for(lambda: any(m.content == text for m in answer_messages(fake)))
@@ -75,7 +76,7 @@ async def test_mention_streams_answer_with_first_key(fake_discord: FakeDiscord,
     [request] = provider_server.requests
     assert request.api_key == "sk-test-first"
     assert request.json["model"] == "gpt-fake"
-    assert request.json["messages"][-1] == {"role": "user", "content": "say hi", "name": "Alice"}
+    assert request.json["input"][-1] == {"role": "user", "content": "Alice: say hi"}
     assert fake.typing and fake.typing[0][1] <= reply.created_at  # typing before the first text
 
 
@@ -83,7 +84,7 @@ async def test_stop_keeps_what_was_said(fake_discord: FakeDiscord,
                                         provider_server: ProviderReplayServer) -> None:
     fake = fake_discord
     text = " ".join(f"word{i}" for i in range(400))
-    provider_server.reply(openai_stream(text, piece=10, event_delay=0.02))
+    provider_server.reply(responses_stream(text, piece=10, event_delay=0.02))
     async with chat_bot(fake, settings_for(provider_server)) as run:
         cog = run.bot.get_cog("ChatCog")
         await fake.send_user_message(f"{mention(fake)} count", mention_bot=True)
@@ -104,7 +105,7 @@ async def test_stop_keeps_what_was_said(fake_discord: FakeDiscord,
 async def test_reply_chain_is_history_and_dm_is_answered(fake_discord: FakeDiscord,
                                                          provider_server: ProviderReplayServer) -> None:
     fake = fake_discord
-    provider_server.reply(openai_stream("Second answer.", piece=5))
+    provider_server.reply(responses_stream("Second answer.", piece=5))
     async with chat_bot(fake, settings_for(provider_server)) as run:
         first_q = await fake.send_user_message(f"{mention(fake)} first question", mention_bot=True)
         await run.wait_for(lambda: any(m.content == "Second answer." for m in answer_messages(fake)))
@@ -116,12 +117,10 @@ async def test_reply_chain_is_history_and_dm_is_answered(fake_discord: FakeDisco
         await run.wait_for(lambda: len(provider_server.requests) == 3)
         await run.wait_for(lambda: any(m.channel_id == fake.dm_channel_id for m in fake.bot_messages()))
     assert first_q.id != first_answer.id
-    history = [m for m in provider_server.requests[1].json["messages"] if m["role"] != "system"]
-    assert history == [{"role": "user", "content": "first question", "name": "Alice"},
-                       {"role": "assistant", "content": "Second answer."},
-                       {"role": "user", "content": "and then?", "name": "Alice"}]
-    assert [m for m in provider_server.requests[2].json["messages"] if m["role"] != "system"] == [
-        {"role": "user", "content": "in private"}]
+    assert provider_server.requests[1].json["input"] == [{"role": "user", "content": "Alice: first question"},
+                                                         {"role": "assistant", "content": "Second answer."},
+                                                         {"role": "user", "content": "Alice: and then?"}]
+    assert provider_server.requests[2].json["input"] == [{"role": "user", "content": "in private"}]
 
 
 async def test_unaddressed_messages_are_ignored_and_unconfigured_bot_says_so(fake_discord: FakeDiscord,
@@ -186,7 +185,7 @@ async def test_long_fast_answer_splits_cleanly(fake_discord: FakeDiscord,
                                                provider_server: ProviderReplayServer) -> None:
     fake = fake_discord
     text = long_answer_with_code()
-    provider_server.reply(openai_stream(text, piece=40))
+    provider_server.reply(responses_stream(text, piece=40))
     async with chat_bot(fake, settings_for(provider_server)) as run:
         await fake.send_user_message(f"{mention(fake)} long please", mention_bot=True)
         await run.wait_for(lambda: sum(len(m.content) for m in answer_messages(fake)) >= len(text)

@@ -18,7 +18,8 @@ from tests.support.check_answers import (
     assert_no_pings,
     delivered,
 )
-from tests.support.data_openai import long_answer_with_code, openai_midstream_error, openai_stream
+from tests.support.data_openai import long_answer_with_code, openai_stream
+from tests.support.data_openai_responses import responses_midstream_error, responses_stream
 from tests.support.drive_discord_client import bot_process
 from tests.support.fake_discord_server import FakeDiscord
 from tests.support.fake_provider_server import ProviderReplayServer
@@ -38,7 +39,7 @@ async def test_fast_6000_character_answer_with_code_and_mentions(
         fake_discord: FakeDiscord, provider_server: ProviderReplayServer, tmp_path: Path) -> None:
     fake = fake_discord
     text = long_answer_with_code().replace("The end is near,", "@everyone @here <@&1234> <@5678> the end is near,", 1)
-    provider_server.reply(openai_stream(text, piece=30))
+    provider_server.reply(responses_stream(text, piece=30))  # OpenAI speaks the Responses API
     async with bot_process(fake, env_for(provider_server), tmp_path) as run:
         question = await ask(fake, "write a long answer")
         await run.wait_for(lambda: delivered(fake, text), timeout=60)
@@ -51,8 +52,8 @@ async def test_fast_6000_character_answer_with_code_and_mentions(
     assert "@everyone" in "".join(m.content for m in messages)  # shown, but pings nobody
     [request] = provider_server.requests
     assert request.api_key == "sk-e2e-first"
-    assert request.json["messages"][0]["role"] == "system"
-    assert request.json["messages"][1:] == [{"role": "user", "content": "write a long answer", "name": "Alice"}]
+    assert request.path == "/v1/responses" and request.json["instructions"]  # the system prompt
+    assert request.json["input"] == [{"role": "user", "content": "Alice: write a long answer"}]
     assert fake.typing and fake.typing[0][1] <= messages[0].created_at
     assert run.process.returncode == 0, run.log()  # closed cleanly on SIGINT
 
@@ -66,7 +67,7 @@ async def test_slow_20_second_stream_edits_steadily_without_429(
     """SLOW (about 25 s): 200 events 0.1 s apart, the pace of a slow model."""
     fake = fake_discord
     text = " ".join(f"token{i:03d}" for i in range(240))  # 2,160 characters
-    provider_server.reply(openai_stream(text, piece=11, event_delay=0.1))
+    provider_server.reply(responses_stream(text, piece=11, event_delay=0.1))
     async with bot_process(fake, env_for(provider_server), tmp_path) as run:
         await ask(fake, "take your time")
         await run.wait_for(lambda: delivered(fake, text), timeout=60)
@@ -115,7 +116,7 @@ async def test_deleted_message_continues_in_a_new_one_without_losing_text(
         fake_discord: FakeDiscord, provider_server: ProviderReplayServer, tmp_path: Path) -> None:
     fake = fake_discord
     text = " ".join(f"piece{i}" for i in range(250))
-    provider_server.reply(openai_stream(text, piece=10, event_delay=0.012))
+    provider_server.reply(responses_stream(text, piece=10, event_delay=0.012))
     async with bot_process(fake, env_for(provider_server), tmp_path) as run:
         await ask(fake, "go")
         await run.wait_for(lambda: bool(answer_messages(fake)))
@@ -132,7 +133,7 @@ async def test_error_after_partial_text_keeps_it_marked_interrupted(
         fake_discord: FakeDiscord, provider_server: ProviderReplayServer, tmp_path: Path) -> None:
     fake = fake_discord
     partial = "Here is the beginning of a careful answer, and then the provider fails."
-    provider_server.reply(openai_midstream_error(partial, piece=12))
+    provider_server.reply(responses_midstream_error(partial, piece=12))
     async with bot_process(fake, env_for(provider_server), tmp_path) as run:
         await ask(fake, "fail halfway")
         await run.wait_for(lambda: any(m.embeds for m in fake.bot_messages(fake.channel_id)))

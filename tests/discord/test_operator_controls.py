@@ -75,7 +75,8 @@ def make_bot(tmp_path, provider_server: ProviderReplayServer):
     provider_server.reply(openai_stream(ANSWER, piece=20))
 
     def build(**env: Any):
-        return make(**{"ALLOW_PRIVATE_ENDPOINTS": "true", "DEFAULT_TEXT_PROVIDER": "openai",
+        # A chat-completions endpoint: these tests read the turns as that API sends them.
+        return make(**{"ALLOW_PRIVATE_ENDPOINTS": "true", "DEFAULT_TEXT_PROVIDER": "custom",
                        "DEFAULT_TEXT_MODEL": "gpt-fake", "DEFAULT_TEXT_BASE_URL": f"{provider_server.url}/v1",
                        "DEFAULT_TEXT_API_KEYS": "sk-controls", **env})
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from providers.i18n import t
 from tests.support.check_answers import INDICATOR
-from tests.support.data_openai import openai_stream
+from tests.support.data_openai_responses import responses_stream
 from tests.support.drive_commands import command, opt, sub
 from tests.support.drive_discord_client import bot_process
 from tests.support.fake_discord_server import FakeDiscord
@@ -23,8 +23,8 @@ def done(fake: FakeDiscord, channel_id: str, count: int) -> bool:
 async def test_threads_on_a_mention_opens_a_thread_and_a_follow_up_continues_it(
         fake_discord: FakeDiscord, provider_server: ProviderReplayServer, tmp_path: Path) -> None:
     fake, server = fake_discord, provider_server
-    server.enqueue(openai_stream("Paris is the capital of France.", piece=7),
-                   openai_stream("About 2.1 million people.", piece=7))
+    server.enqueue(responses_stream("Paris is the capital of France.", piece=7),  # OpenAI: the Responses API
+                   responses_stream("About 2.1 million people.", piece=7))
     env = {"DEFAULT_TEXT_PROVIDER": "openai", "DEFAULT_TEXT_MODEL": "fake-model",
            "DEFAULT_TEXT_BASE_URL": f"{server.url}/v1", "DEFAULT_TEXT_API_KEYS": "sk-e2e-first"}
     async with bot_process(fake, env, tmp_path) as run:
@@ -42,10 +42,9 @@ async def test_threads_on_a_mention_opens_a_thread_and_a_follow_up_continues_it(
         "Paris is the capital of France.", "About 2.1 million people."]
     assert [m for m in fake.bot_messages(fake.channel_id) if m.webhook_token is None] == []
     first, follow_up = server.requests
-    assert first.json["messages"][1:] == [
-        {"role": "user", "content": "what is the capital of France?", "name": "Alice"}]
-    assert follow_up.json["messages"][1:] == [
-        {"role": "user", "content": "what is the capital of France?", "name": "Alice"},
+    assert first.json["input"] == [{"role": "user", "content": "Alice: what is the capital of France?"}]
+    assert follow_up.json["input"] == [
+        {"role": "user", "content": "Alice: what is the capital of France?"},
         {"role": "assistant", "content": "Paris is the capital of France."},
-        {"role": "user", "content": "and how many people live there?", "name": "Alice"}]
+        {"role": "user", "content": "Alice: and how many people live there?"}]
     assert run.process.returncode == 0, run.log()  # closed cleanly on SIGINT

@@ -45,7 +45,7 @@ SHARDS = 3
 RATE = 10  # the token's global limit here: the fake Discord's and the proxy's
 ROOMS = 6  # answers in each guild: three in the first wave, three in the second
 WAVE_GAP = 2.5  # seconds between the waves: the first finishes while the second streams
-STREAM = Trickle(rate=10.0, seconds=5.0)  # each answer: 50 chunks over five seconds
+STREAM = Trickle(rate=10.0, seconds=5.0, form="responses")  # each answer: 50 chunks over five seconds (OpenAI)
 
 
 @dataclass
@@ -142,7 +142,7 @@ async def run_behind_the_proxy(server: ProviderReplayServer, tmp_path: Path, bud
 
             def streams() -> dict[str, RecordedRequest]:
                 return {tag: r for tag in questions for r in server.requests
-                        if r.text is not None and f"[{tag}]" in json.dumps(r.json["messages"][-1])}
+                        if r.text is not None and f"[{tag}]" in json.dumps(r.json["input"][-1])}
 
             def complete() -> int:
                 served = streams()

@@ -158,7 +158,8 @@ async def test_three_processes_identify_in_turn_and_share_settings_and_the_globa
             fake.add_channels(guild, BURST_CHANNELS + 1 - len(fake.text_channels(guild)))
         b_general, b_room = fake.text_channels(b)[:2]
         shared = {"DATABASE_URL": database_url, "BOT_ENCRYPTION_KEY": Fernet.generate_key().decode(),
-                  "DEFAULT_TEXT_PROVIDER": "openai", "DEFAULT_TEXT_MODEL": "env-model",
+                  # A chat-completions default, as the guild's own custom endpoint below: one reply serves both.
+                  "DEFAULT_TEXT_PROVIDER": "custom", "DEFAULT_TEXT_MODEL": "env-model",
                   "DEFAULT_TEXT_BASE_URL": f"{server.url}/v1", "DEFAULT_TEXT_API_KEYS": "sk-env-first,sk-env-second",
                   "ALLOW_PRIVATE_ENDPOINTS": "true", "CONFIG_POLL_SECONDS": str(POLL),
                   "DISCORD_GLOBAL_RATE": str(GLOBAL_RATE)}
