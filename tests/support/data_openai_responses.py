@@ -17,6 +17,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from providers.types import Source
 from tests.support.data_openai import chunks_of
 from tests.support.fake_provider_server import Reply
 
@@ -29,6 +30,18 @@ USAGE = {"input_tokens": 12, "input_tokens_details": {"cached_tokens": 0}, "outp
 def recorded(name: str) -> bytes:
     """A recorded stream of tests/fixtures/openai_responses (see its SOURCES.md)."""
     return (FIXTURES / f"{name}.sse").read_bytes()
+
+
+def cited_once(name: str) -> list[Source]:
+    """The pages a recorded stream's `url_citation` annotations cite, each once, first
+    citation first (read with plain json: the tests' own oracle)."""
+    kept: dict[str, Source] = {}
+    for event in recorded(name).split(b"\n"):
+        if event.startswith(b"data: ") and b'"response.output_text.annotation.added"' in event:
+            annotation = json.loads(event[6:])["annotation"]
+            if annotation.get("type") == "url_citation":
+                kept.setdefault(annotation["url"], Source(annotation["url"], annotation.get("title")))
+    return list(kept.values())
 
 
 def response(status: str = "in_progress", **fields: Any) -> dict[str, Any]:

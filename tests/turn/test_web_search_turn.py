@@ -31,6 +31,7 @@ from stream.orchestrator import run_stream
 from stream.sink import EmbedSpec, SentMessage
 from tests.support import data_anthropic_search as anthropic_search
 from tests.support import data_gemini_search as gemini_search
+from tests.support import data_openai_responses as responses_data
 from tests.support import data_openai_search as openai_search
 from tests.support.data_openai import chunk, openai_stream, tool_delta
 from tests.support.drive_adapter import connection
@@ -88,6 +89,9 @@ FAMILIES = {
                    Source(anthropic_search.SHANNON_BRIT, anthropic_search.SHANNON_BRIT_TITLE)]),
     "openrouter": ("openrouter", Reply.sse(openai_search.OPENROUTER_CITED),
                    [Source(url, title) for url, title in openai_search.CITED]),
+    # OpenAI's Responses API: a recorded searched answer (tests/fixtures/openai_responses).
+    "openai": ("openai", Reply(body=responses_data.recorded("web_search_citations")),
+               responses_data.cited_once("web_search_citations")),
 }
 
 
@@ -96,6 +100,7 @@ SEARCH_FORM = {
     "gemini": lambda body: {"googleSearch": {}} in body.get("tools", []),
     "anthropic": lambda body: any(tool.get("type") == "web_search_20250305" for tool in body.get("tools", [])),
     "openrouter": lambda body: [plugin.get("id") for plugin in body.get("plugins", [])] == ["web"],
+    "openai": lambda body: {"type": "web_search"} in body.get("tools", []) and body["max_tool_calls"] == 3,
 }
 
 
@@ -117,7 +122,7 @@ async def test_each_native_familys_citations_give_the_sources_line(provider_serv
     last = screen.shown[max(screen.shown)]
     line = last.rsplit("\n\n", 1)[1]
     assert line == "-# Sources: " + " · ".join(f"<{source.url}>" for source in expected[:5])
-    assert last.startswith(result.text.strip()[:20])
+    assert result.text.strip().endswith(last.rsplit("\n\n", 1)[0].strip()[-20:])  # after the answer's end
     body = provider_server.requests[-1].json
     assert SEARCH_FORM[family](body)  # the family's own search form was sent
 
