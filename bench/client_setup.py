@@ -42,6 +42,10 @@ OPENAI_BODY = (
     b'data: {"id":"c","object":"chat.completion.chunk","choices":[{"index":0,"delta":{},'
     b'"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
 )
+RESPONSES_BODY = (
+    b'event: response.output_text.delta\ndata: {"type":"response.output_text.delta","delta":"Hi"}\n\n'
+    b'event: response.completed\ndata: {"type":"response.completed","response":{"status":"completed"}}\n\n'
+)
 ANTHROPIC_EVENTS = [
     ("message_start", {"type": "message_start", "message": {"id": "m", "type": "message", "role": "assistant",
                                                             "content": [], "model": "c",
@@ -60,7 +64,8 @@ GEMINI_BODY = (
     b'"usageMetadata":{"promptTokenCount":1,"candidatesTokenCount":1,"totalTokenCount":2}}\n\n'
 )
 FAMILIES: dict[str, tuple[Reply, str]] = {
-    "openai": (Reply(body=OPENAI_BODY), "/v1"),
+    "openai": (Reply(body=RESPONSES_BODY), "/v1"),  # OpenAI speaks the Responses API
+    "openrouter": (Reply(body=OPENAI_BODY), "/v1"),  # chat completions
     "anthropic": (Reply.named_sse(ANTHROPIC_EVENTS), ""),
     "google": (Reply(body=GEMINI_BODY), ""),
 }

@@ -109,7 +109,7 @@ async def measure(name: str, key: str, text: str, *, piece: int, event_delay: fl
 
             baseline = statistics.median([(await time_await(send))[0].wall for _ in range(3)])
             channel = client.get_channel(int(fake.channel_id))
-            adapter = create_adapter("openai", api_key="sk-bench", model="bench",
+            adapter = create_adapter("openrouter", api_key="sk-bench", model="bench",  # chat completions
                                      base_url=f"{provider.url}/v1")
             arrivals: list[tuple[float, int]] = []
             delivery = MessageDelivery(DiscordMessageSink(channel, client=client))

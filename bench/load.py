@@ -196,7 +196,9 @@ def bot_env(fake: FakeDiscord, provider_url: str, workdir: Path, scenario: Scena
         "DISCORD_TOKEN": BOT_TOKEN, "DISCORD_API_BASE_URL": fake.api_url,
         "DISCORD_GATEWAY_URL": fake.gateway_url,
         "DATABASE_URL": f"sqlite+aiosqlite:///{workdir / 'bot.sqlite3'}",
-        "DEFAULT_TEXT_PROVIDER": "openai", "DEFAULT_TEXT_MODEL": "trickle",
+        # The chat-completions trickle on a hosted chat provider (the operator's default address
+        # may be loopback): the same read path as before OpenAI moved to the Responses API.
+        "DEFAULT_TEXT_PROVIDER": "openrouter", "DEFAULT_TEXT_MODEL": "trickle",
         "DEFAULT_TEXT_BASE_URL": f"{provider_url}/v1", "DEFAULT_TEXT_API_KEYS": "sk-load",
         "MAX_ANSWERS_PER_MEMBER": "2", "LOG_LEVEL": "WARNING",
         "DISCORD_GLOBAL_RATE": "0" if scenario.lifted else "50",

@@ -125,7 +125,8 @@ def bot_env(fake: FakeDiscord, provider_url: str, database_url: str, key: str, w
         "DISCORD_TOKEN": BOT_TOKEN, "DISCORD_API_BASE_URL": fake.api_url, "DISCORD_GATEWAY_URL": fake.gateway_url,
         "DATABASE_URL": database_url, "BOT_ENCRYPTION_KEY": key,
         "SHARD_COUNT": str(run.processes), "SHARD_PROCESSES": str(run.processes), "PROCESS_INDEX": str(index),
-        "DEFAULT_TEXT_PROVIDER": "openai", "DEFAULT_TEXT_MODEL": "trickle",
+        # The chat-completions trickle on a hosted chat provider (see bench/load.py).
+        "DEFAULT_TEXT_PROVIDER": "openrouter", "DEFAULT_TEXT_MODEL": "trickle",
         "DEFAULT_TEXT_BASE_URL": f"{provider_url}/v1", "DEFAULT_TEXT_API_KEYS": "sk-load",
         "MAX_ANSWERS_PER_MEMBER": "2", "LOG_LEVEL": "WARNING", "DISCORD_GLOBAL_RATE": "50",
     }

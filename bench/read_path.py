@@ -5,7 +5,7 @@
 Real providers send one small event per network write (30 chunks/s of 3-6 characters
 here, `Trickle`), so a bot with many answers open pays the read path once per chunk,
 not once per buffer. Each configuration runs in its own reader process against the
-replay server (this process): `--streams` concurrent answers through the openai adapter
+replay server (this process): `--streams` concurrent answers through the chat-completions adapter
 (`normalized_stream`, the bot's own path, on one shared `ClientPool`), and as the floor
 a bare aiohttp reader with json.loads per event. Reported: the reader process's CPU per
 chunk and the ratio to the floor on the same event loop; also how many events arrived
@@ -34,6 +34,9 @@ READERS = ("floor", "httpx", "aiohttp", "delivered", "paced")
 PACED_INTERVAL = 0.25  # the bot's default PROVIDER_READ_INTERVAL_MS
 LOOPS = ("asyncio", "uvloop")
 WARMUP_STREAMS = 4
+# The chat-completions trickle, read by a hosted chat provider's adapter (OpenAI itself speaks
+# the Responses API since; OpenRouter reads the same format as OpenAI's chat completions did).
+CHAT = "openrouter"
 
 
 def question(i: int) -> dict[str, Any]:
@@ -98,7 +101,7 @@ async def read_delivered(url: str, streams: int, read_interval: float = 0.0) -> 
     from stream.pacing import ChannelBudgets
 
     pool = ClientPool("aiohttp", read_interval)
-    adapter = create_adapter("openai", api_key="sk-bench", model="m", base_url=f"{url}/v1",
+    adapter = create_adapter(CHAT, api_key="sk-bench", model="m", base_url=f"{url}/v1",
                              timeout=60, clients=pool)
     budgets = ChannelBudgets()
 
@@ -120,7 +123,7 @@ async def read_adapter(url: str, streams: int, transport: str) -> tuple[int, int
     from providers.client_pool import ClientPool
 
     pool = ClientPool(transport)  # type: ignore[arg-type]
-    adapter = create_adapter("openai", api_key="sk-bench", model="m", base_url=f"{url}/v1",
+    adapter = create_adapter(CHAT, api_key="sk-bench", model="m", base_url=f"{url}/v1",
                              timeout=60, clients=pool)
 
     async def one(i: int) -> int:
