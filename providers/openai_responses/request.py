@@ -44,6 +44,9 @@ REASONING_ITEMS = "openai_reasoning_items"
 ENCRYPTED_REASONING = "reasoning.encrypted_content"
 PDF_MEDIA_TYPE = "application/pdf"
 WEB_SEARCH_TOOL = "web_search"
+# The API refuses a smaller output cap ("Invalid 'max_output_tokens': integer below minimum
+# value. Expected a value >= 16", reported in public trackers, e.g. earendil-works/pi#6265).
+MIN_OUTPUT_TOKENS = 16
 
 
 def call_id(call: FunctionCall, position: int) -> str:
@@ -190,7 +193,7 @@ def build_body(request: ChatRequest, capabilities: ModelCapabilities) -> dict[st
         body["tools"] = tools
     _add_reasoning(body, request, capabilities)
     if request.max_output_tokens is not None:
-        body["max_output_tokens"] = request.max_output_tokens
+        body["max_output_tokens"] = max(MIN_OUTPUT_TOKENS, request.max_output_tokens)
     if request.temperature is not None and capabilities.takes_temperature:
         body["temperature"] = request.temperature
     body.update(request.extra)

@@ -83,6 +83,15 @@ async def test_a_temperature_a_responses_server_refuses_is_healed_with_openais_b
     assert [request.json.get("temperature") for request in server.requests] == [0.2, None]
 
 
+async def test_a_small_output_cap_is_raised_to_the_apis_minimum():
+    async with ProviderReplayServer(rules=[ResponsesRules()]) as server:
+        server.reply(Reply(body=rx.sse_body(rx.TEXT)))
+        adapter = create_adapter("openai", api_key="sk-test", model="gpt-4o", base_url=f"{server.url}/v1")
+        out = await stream(adapter, ChatRequest(messages=[Message("user", "hi")], max_output_tokens=5))
+    assert out.error is None
+    assert server.requests[-1].json["max_output_tokens"] == 16
+
+
 async def test_an_unverified_organization_gets_its_answer_without_the_summary():
     """OpenAI refuses reasoning summaries to an organization that is not verified; the
     summary is dropped for the route, and the stream then carries none."""

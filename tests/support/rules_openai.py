@@ -19,6 +19,9 @@ Each refusal below is worded as OpenAI answers it, as reported in public tracker
   was provided without its required following item."); a `function_call_output` needs
   its `function_call` in the same input (continuedev/continue#10092, 400: "No tool call
   found for function call output with call_id …").
+- Responses, an output cap under 16 (vectorize-io/hindsight#58, 400: "Invalid
+  'max_output_tokens': integer below minimum value. Expected a value >= 16, but got 10
+  instead.", code `integer_below_min_value`).
 - Responses, a reasoning model refuses `temperature` (vercel/ai's recorded body,
   tests/fixtures/openai_responses/reasoning_model_temperature_error.json).
 - Responses, an organization that is not verified may not ask for reasoning summaries
@@ -135,6 +138,11 @@ class ResponsesRules:
                 "https://platform.openai.com/settings/organization/general and click on Verify Organization. "
                 "If you just verified, it can take up to 15 minutes for access to propagate.",
                 "reasoning.summary", code="unsupported_value")
+        cap = body.get("max_output_tokens")
+        if isinstance(cap, int) and cap < 16:
+            return invalid_request(f"Invalid 'max_output_tokens': integer below minimum value. Expected a value "
+                                   f">= 16, but got {cap} instead.", "max_output_tokens",
+                                   code="integer_below_min_value")
         if (body.get("temperature") is not None and _REASONING.match(own_name(body.get("model")))
                 and "chat" not in own_name(body.get("model")) and reasoning.get("effort") != "none"):
             return Reply.error(400, TEMPERATURE_REFUSAL)
