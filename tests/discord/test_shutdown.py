@@ -11,7 +11,7 @@ from pathlib import Path
 from providers.i18n import t
 from tests.discord.test_chat_e2e import ask, env_for
 from tests.support.check_answers import INDICATOR, answer_messages
-from tests.support.data_openai import openai_stream
+from tests.support.data_openai_responses import responses_stream
 from tests.support.drive_discord_client import bot_process
 from tests.support.fake_discord_server import FakeDiscord
 from tests.support.fake_provider_server import ProviderReplayServer
@@ -21,7 +21,7 @@ async def test_sigterm_finishes_answers_in_flight_and_exits_0(
         fake_discord: FakeDiscord, provider_server: ProviderReplayServer, tmp_path: Path) -> None:
     fake = fake_discord
     text = " ".join(f"word{i}" for i in range(2000))
-    provider_server.reply(openai_stream(text, piece=12, event_delay=0.05))  # about 40 s if left alone
+    provider_server.reply(responses_stream(text, piece=12, event_delay=0.05))  # about 40 s if left alone (OpenAI)
     async with bot_process(fake, env_for(provider_server), tmp_path) as run:
         await ask(fake, "a long one please")
         await run.wait_for(lambda: bool(answer_messages(fake)) and "word30" in answer_messages(fake)[0].content)
