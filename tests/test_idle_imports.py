@@ -22,13 +22,13 @@ for module in pkgutil.iter_modules(bot.cogs.__path__):
 from providers.capabilities import capabilities_of
 for provider in ("google", "anthropic", "openai", "openrouter", "deepseek", "zai", "custom"):
     capabilities_of(provider, "some-model")
-lazy = {lazy!r}
+lazy = LAZY_NAMES
 print(" ".join(sorted(name for name in sys.modules if any(name == top or name.startswith(top + ".")
                                                           for top in lazy))))
 """
 
 
 def test_start_up_imports_no_sdk_and_no_reader():
-    script = START_UP.format(lazy=LAZY)
+    script = START_UP.replace("LAZY_NAMES", repr(LAZY))
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert out.stdout.split() == [], f"imported at start-up: {out.stdout.split()[:10]}"
