@@ -23,7 +23,7 @@ from bot.cogs.endpoint import shown_url, validated_endpoint
 from bot.edge.translator import lstr
 from bot.repo.params import set_params
 from bot.repo.usage import set_price
-from bot.usage.report import params_lines
+from bot.usage.report import params_lines, unsent_lines
 
 if TYPE_CHECKING:
     from bot.app import LLMBot
@@ -148,10 +148,12 @@ class ModelsCog(ConfigCog):
         """Given values are stored (checked first); with none, the stored settings are shown."""
         async with self.bot.sessions() as session, session.begin():
             stored = await set_params(session, interaction.guild_id, temperature, max_output_tokens, reasoning)
+            route = await repo.resolve_server_route(session, self.bot.settings, interaction.guild_id)
         say = partial(text, interaction)
         changed = (temperature, max_output_tokens, reasoning) != (None, None, None)
         lines = [say("commands.reply.params_saved")] if changed else []
-        await send(interaction, "\n".join([*lines, *params_lines(say, stored)]))
+        models = [self.bot.access.capabilities(target) for target in route.chain]
+        await send(interaction, "\n".join([*lines, *params_lines(say, stored), *unsent_lines(say, stored, models)]))
 
 
 async def setup(bot: LLMBot) -> None:

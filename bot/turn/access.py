@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 
 from bot.repo import ModelTarget
 from bot.settings import Settings
+from providers.capabilities import capabilities_of
 from providers.client_pool import ClientPool
 from providers.endpoint_check import EndpointPolicy
 from providers.healing import Refusal
 from providers.identity import Provider
-from providers.model_capabilities import NO_HINTS, RouteHints
+from providers.model_capabilities import NO_HINTS, ModelCapabilities, RouteHints
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +49,10 @@ class ProviderAccess:
         if not target.operator_address:
             return self.policy
         return dataclasses.replace(self.policy, allow_private=True)
+
+    def capabilities(self, target: ModelTarget) -> ModelCapabilities:
+        """What `target`'s model takes, as its attempts will be told (`providers.capabilities`)."""
+        return capabilities_of(target.provider, target.model, self.hints(target))
 
     def refusals(self, target: ModelTarget) -> list[Refusal]:
         """What `target`'s provider refused so far in this process (healed, remembered)."""
