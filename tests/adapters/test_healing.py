@@ -15,7 +15,14 @@ import pytest
 from providers.adapter import create_adapter, normalized_stream
 from providers.client_pool import ClientPool
 from providers.endpoint_check import EndpointPolicy
-from providers.healing import MAX_REFUSALS_PER_ROUTE, MAX_ROUTES, Refusal, RefusalMemory, heal, refusal_of
+from providers.healing import (
+    MAX_REFUSALS_PER_ROUTE,
+    MAX_ROUTES,
+    Refusal,
+    RefusalMemory,
+    heal,
+    refusal_of,
+)
 from providers.types import ChatRequest, Message
 from tests.support import data_anthropic as anthropic_data
 from tests.support import data_gemini as gemini_data
