@@ -5,7 +5,8 @@ It answers the routes the SDKs call (`POST …/chat/completions`, `POST …/resp
 recorded bytes: corpus files (with their sidecar's status and content type), error
 bodies, or bytes a test writes itself. It can cut a stream after N bytes or N events
 (abrupt close), delay between events, write in random-sized pieces, choose the response
-per API key, and trickle an OpenAI-style answer as real providers stream one (`Trickle`).
+per API key or by what a request asks (`chooser`), and trickle an OpenAI-style answer as
+real providers stream one (`Trickle`).
 
 `rules` make it enforce what a provider documents, as the real API would: each rule may
 refuse a request with the provider's own error body before any scripted reply is
@@ -23,7 +24,7 @@ import string
 import time
 import zlib
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -200,6 +201,10 @@ class ProviderReplayServer:
         self.default: Reply | None = None
         self.by_key: dict[str, Reply] = {}
         self.queue: deque[Reply] = deque()
+        # Picks the reply by what a request asks (its path and JSON body) before the queue
+        # and the per-key replies, for requests sent at once in no known order; None falls
+        # through to them.
+        self.chooser: Callable[[str, Any], Reply | None] | None = None
         self.requests: list[RecordedRequest] = []
         self._runner: web.AppRunner | None = None
         self.port: int = 0
@@ -232,7 +237,10 @@ class ProviderReplayServer:
             await self._runner.cleanup()
 
     # ---- serving ------------------------------------------------------------------
-    def _choose(self, key: str | None) -> Reply | None:
+    def _choose(self, key: str | None, path: str, payload: Any) -> Reply | None:
+        chosen = self.chooser(path, payload) if self.chooser is not None else None
+        if chosen is not None:
+            return chosen
         if self.queue:
             return self.queue.popleft()
         if key is not None and key in self.by_key:
@@ -250,7 +258,7 @@ class ProviderReplayServer:
                                  dict(request.headers), payload, key)
         self.requests.append(record)
         refused = next((r for rule in self.rules if (r := rule.refusal(request.path, payload)) is not None), None)
-        reply = refused or self._choose(key)
+        reply = refused or self._choose(key, request.path, payload)
         if reply is None:
             return web.Response(status=500, text="replay server: no reply scripted")
         if refused is None:
