@@ -1,4 +1,4 @@
-"""`/model set|endpoint` and `/model fallback add|remove|list` (Manage Server)."""
+"""`/model set|endpoint|check` and `/model fallback add|remove|list` (Manage Server)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import discord
 from discord import app_commands
 
 from bot import repo
+from bot.check.command import check_server_route
 from bot.cogs.base import (
     MANAGE_SERVER,
     PROVIDER_CHOICES,
@@ -154,6 +155,11 @@ class ModelsCog(ConfigCog):
         lines = [say("commands.reply.params_saved")] if changed else []
         models = [self.bot.access.capabilities(target) for target in route.chain]
         await send(interaction, "\n".join([*lines, *params_lines(say, stored), *unsent_lines(say, stored, models)]))
+
+    @model.command(name=lstr("commands.model.check.name"), description=lstr("commands.model.check.description"))
+    async def check_route(self, interaction: discord.Interaction) -> None:
+        """One live request per capability of the server's route (`bot.check`)."""
+        await check_server_route(self.bot, interaction)
 
 
 async def setup(bot: LLMBot) -> None:

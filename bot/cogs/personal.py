@@ -14,6 +14,7 @@ import discord
 from discord import app_commands
 
 from bot import repo
+from bot.check.command import check_own_route
 from bot.cogs.base import SCOPE_CHOICES, ConfigCog, reply, send, text
 from bot.cogs.forms import KeyModal
 from bot.edge.translator import lstr
@@ -149,6 +150,12 @@ class PersonalCog(ConfigCog):
             month = await usage_by(session, day - timedelta(days=REPORT_DAYS - 1), user_id=interaction.user.id)
         lines = usage_lines(partial(text, interaction), "commands.reply.personal_usage_header", today, month)
         await send(interaction, "\n".join(lines))
+
+    @personal.command(name=lstr("commands.personal.check.name"),
+                      description=lstr("commands.personal.check.description"))
+    async def check_route(self, interaction: discord.Interaction) -> None:
+        """One live request per capability of the caller's own key and model (`bot.check`)."""
+        await check_own_route(self.bot, interaction)
 
 
 async def setup(bot: LLMBot) -> None:
