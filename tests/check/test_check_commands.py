@@ -14,7 +14,7 @@ from bot.db.models import ServerApiKey, UsageDay
 from bot.edge.limits import MESSAGE_LIMIT
 from bot.repo.web_search import set_web_search
 from providers.i18n import t
-from tests.support.data_check import IMAGE_REFUSED, AnthropicChecks, chat_reply
+from tests.support.data_check import IMAGE_REFUSED, AnthropicChecks, GeminiChecks, chat_reply
 from tests.support.data_errors import anthropic_error
 from tests.support.drive_commands import command, opt, sub
 from tests.support.drive_discord_client import running_bot
@@ -22,6 +22,7 @@ from tests.support.drive_waiting import eventually
 from tests.support.env_bot_config import configure_personal, configure_server
 from tests.support.fake_discord_server import FakeDiscord
 from tests.support.fake_provider_server import ProviderReplayServer, Reply
+from tests.support.fake_search_service import FakeSearchService
 
 SERVER_KEY = "sk-ant-server-check-7f3a"
 OWN_KEY = "sk-ant-own-check-2b9c"
@@ -270,3 +271,53 @@ async def test_the_reply_fits_discord_when_every_check_fails_differently_at_leng
     assert all(any(f"— {kind}: " in row for row in rows) for kind in kinds), done.content
     assert "**直し方**" in lines and lines[lines.index("**直し方**") + 1].startswith("• ")
     assert SERVER_KEY not in done.content
+
+
+async def test_the_operators_default_answers_an_unconfigured_server_within_its_own_limits(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, check_bot) -> None:
+    fake, server = fake_discord, provider_server
+    checks = server.chooser = GeminiChecks()
+    bot = check_bot(DEFAULT_TEXT_PROVIDER="google", DEFAULT_TEXT_MODEL="gemini-2.5-flash",
+                    DEFAULT_TEXT_BASE_URL=server.url, DEFAULT_TEXT_API_KEYS="AIza-operator-check-99aa",
+                    WEB_SEARCH="true", DEFAULT_MESSAGES_PER_HOUR="1")
+    bot.check_cooldown = Cooldown(seconds=0)  # only the operator's limit stands between two checks here
+    async with running_bot(fake, bot) as run:
+        done = await command(run, fake, "model", sub("check"))
+        asked = len(server.requests)
+        refused = await command(run, fake, "model", sub("check"))
+
+        async def counted() -> None:
+            assert [(r.credential_source, r.provider, r.messages) for r in await usage_rows(bot)] == [
+                ("environment", "google", 1)]
+
+        await eventually(counted)
+    rows = rows_of(done.content)
+    assert list(rows) == ROWS and all(row.startswith("✓ ") for row in rows.values()), done.content
+    assert sorted(checks.asked) == sorted(["text", "tools", "tools", "reasoning", "web_search", "image", "document"])
+    [answer] = [r.json for r, name in zip(server.requests, checks.asked, strict=True)
+                if name == "tools" and any("functionResponse" in p for c in r.json["contents"] for p in c["parts"])]
+    [call] = [p for c in answer["contents"] for p in c["parts"] if "functionCall" in p]
+    assert call["thoughtSignature"]  # the signature goes back with the call, as a turn sends it
+    assert len(server.requests) == asked
+    assert refused.content.startswith("You have reached this bot's limit of 1 messages per hour.")
+    assert "AIza-operator-check-99aa" not in done.content + refused.content
+
+
+async def test_a_route_that_does_not_search_itself_checks_the_bots_search_service(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, check_bot) -> None:
+    fake, server = fake_discord, provider_server
+    server.chooser = lambda path, body: chat_reply(body)
+    async with FakeSearchService() as search:
+        bot = check_bot(SEARCH_BACKEND="searxng", SEARCH_URL=search.url)
+        bot.check_cooldown = Cooldown(seconds=0)
+        async with running_bot(fake, bot) as run:
+            await configure_server(bot, fake, server, keys=("sk-custom-check-51d0",))
+            async with bot.sessions() as session, session.begin():
+                await set_web_search(session, int(fake.guild_id), True)
+            found = await command(run, fake, "model", sub("check"))
+            search.fail(500)
+            failed = await command(run, fake, "model", sub("check"))
+        assert [seen.query.get("q") for seen in search.requests] == ["today's date", "today's date"]
+    assert rows_of(found.content)["Web search"].startswith("✓ Web search · ")
+    assert rows_of(failed.content)["Web search"].endswith(t("commands.check.note.service_failed", "en"))
+    assert search.url not in failed.content

@@ -3,7 +3,8 @@
 The checks send their requests at once, so the replay server's `chooser` reads each
 body and answers the check it belongs to (a tool result, a declared tool, a search
 tool, thinking, an image, a PDF, else plain text), in the family's own wire format:
-Anthropic's named SSE events, or chat-completions chunks for a custom endpoint.
+Anthropic's named SSE events, Gemini's `alt=sse` payloads, or chat-completions chunks
+for a custom endpoint.
 `fail` replaces one check's reply (e.g. the image request answered with a 400).
 """
 
@@ -21,6 +22,8 @@ from tests.support.data_anthropic import (
     anthropic_events,
 )
 from tests.support.data_anthropic_search import search_stream
+from tests.support.data_gemini import GEMINI_SIG_A, GEMINI_THINK_TEXT, g_chunk, gemini_body
+from tests.support.data_gemini_search import GEMINI_GROUNDED
 from tests.support.data_openai import chunk, openai_events, tool_delta, usage_chunk
 from tests.support.fake_provider_server import Reply
 
@@ -100,3 +103,51 @@ def chat_reply(body: Mapping[str, Any]) -> Reply:
                                  "tool_calls": [tool_delta(0, id="call_check", name=CHECK_TOOL, arguments="{}")]}),
                           chunk({}, "tool_calls"), usage_chunk(20, 5)])
     return Reply.sse(openai_events([ANSWERS[check]]))
+
+
+def _parts(body: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return [part for content in body.get("contents", []) for part in content.get("parts", [])]
+
+
+def gemini_check(body: Mapping[str, Any]) -> CheckName:
+    """Which check a Gemini generateContent request belongs to."""
+    parts, tools = _parts(body), body.get("tools") or []
+    if any("functionResponse" in part for part in parts) or any("functionDeclarations" in tool for tool in tools):
+        return "tools"
+    if any("googleSearch" in tool for tool in tools):
+        return "web_search"
+    if "thinkingConfig" in body.get("generationConfig", {}):
+        return "reasoning"
+    mimes = {part["inlineData"]["mimeType"] for part in parts if "inlineData" in part}
+    return "image" if "image/png" in mimes else "document" if "application/pdf" in mimes else "text"
+
+
+GEMINI_USAGE = {"promptTokenCount": 20, "candidatesTokenCount": 3, "totalTokenCount": 23}
+
+
+def gemini_reply(body: Mapping[str, Any]) -> Reply:
+    """A healthy Gemini's answer to the check `body` belongs to."""
+    check = gemini_check(body)
+    if check == "web_search":
+        return Reply(body=GEMINI_GROUNDED)
+    if check == "tools" and not any("functionResponse" in part for part in _parts(body)):
+        call = {"functionCall": {"name": CHECK_TOOL, "args": {}}, "thoughtSignature": GEMINI_SIG_A}
+        return Reply(body=gemini_body([g_chunk([call], "STOP", GEMINI_USAGE)]))
+    if check == "reasoning":
+        return Reply(body=GEMINI_THINK_TEXT)
+    return Reply(body=gemini_body([g_chunk([{"text": ANSWERS[check]}], "STOP", GEMINI_USAGE)]))
+
+
+class GeminiChecks:
+    """The replay server's chooser for a Gemini route (see `AnthropicChecks`)."""
+
+    def __init__(self, fail: Mapping[CheckName, Reply] | None = None) -> None:
+        self.fail = dict(fail or {})
+        self.asked: list[CheckName] = []
+
+    def __call__(self, path: str, body: Any) -> Reply | None:
+        if ":streamGenerateContent" not in path or not isinstance(body, dict):
+            return None
+        check = gemini_check(body)
+        self.asked.append(check)
+        return self.fail.get(check) or gemini_reply(body)
