@@ -122,7 +122,8 @@ async def _run(bot: LLMBot, interaction: discord.Interaction, config: ConfigSnap
     server = config.server
     _count(bot, interaction, report, server.facts.route if server is not None else None)
     locale = interaction.locale.value
-    await send(interaction, check_reply(report, f"**{route_title(report, locale, title)}**", locale, notes))
+    shown = route_title(report, locale, title, operator_key_shown=False)
+    await send(interaction, check_reply(report, f"**{shown}**", locale, notes))
 
 
 def _count(bot: LLMBot, interaction: discord.Interaction, report: CheckReport,

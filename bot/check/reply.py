@@ -19,11 +19,17 @@ SHORT_ROW = 160  # a row shortened to fit keeps its mark, check, time and the st
 BULLET = "• "
 
 
-def route_title(report: CheckReport, locale: str | None, title: str) -> str:
-    """The title line (`title`: the catalog key of its form), naming the model and
-    the key by its masked tail only."""
+def route_title(report: CheckReport, locale: str | None, title: str, *, operator_key_shown: bool = True) -> str:
+    """The title line (`title`: the catalog key of its form), naming the model and the key
+    by its masked tail only; the operator's own key not even so where a server's managers
+    read it (`operator_key_shown` False), as `/status` keeps it from them."""
     route = report.route
-    masked = t("commands.check.keyless", locale) if route.lease.ref == KEYLESS_LEASE.ref else route.lease.masked
+    if route.lease.ref == KEYLESS_LEASE.ref:
+        masked = t("commands.check.keyless", locale)
+    elif route.lease.ref.kind == "environment" and not operator_key_shown:
+        masked = t("commands.check.operator_key", locale)
+    else:
+        masked = route.lease.masked
     return t(title, locale, provider=route.target.provider.value, model=route.target.model, masked=masked)
 
 

@@ -72,7 +72,7 @@ async def test_a_healthy_claude_route_passes_every_check_and_is_counted_like_an_
         await eventually(counted)
     assert done.ephemeral and done.type == 5  # deferred: the checks take longer than Discord waits
     lines = done.content.splitlines()
-    assert lines[0] == f"**Check of this server's route: anthropic / `{CLAUDE}` · key …7f3a**"
+    assert lines[0] == f"**Check of this server's route: anthropic / `{CLAUDE}` · key: …7f3a**"
     rows = rows_of(done.content)
     assert list(rows) == ROWS and all(row.startswith("✓ ") for row in rows.values()), done.content
     assert "How to fix" not in done.content and SERVER_KEY not in done.content
@@ -135,7 +135,7 @@ async def test_a_members_own_route_gets_the_personal_tips_and_counts_as_personal
 
         await eventually(counted)
     lines = done.content.splitlines()
-    assert lines[0] == f"**あなた自身の経路の確認: anthropic / `{CLAUDE}` · キー …2b9c**"
+    assert lines[0] == f"**あなた自身の経路の確認: anthropic / `{CLAUDE}` · キー: …2b9c**"
     assert {r.api_key for r in server.requests} == {OWN_KEY}
     [pdf] = [line for line in lines if line.startswith("✗ PDF")]
     assert "invalid_key" in pdf
@@ -300,7 +300,9 @@ async def test_the_operators_default_answers_an_unconfigured_server_within_its_o
     assert call["thoughtSignature"]  # the signature goes back with the call, as a turn sends it
     assert len(server.requests) == asked
     assert refused.content.startswith("You have reached this bot's limit of 1 messages per hour.")
-    assert "AIza-operator-check-99aa" not in done.content + refused.content
+    assert done.content.splitlines()[0] == ("**Check of this server's route: google / `gemini-2.5-flash` · "
+                                            "key: the bot's default**")  # not even its tail, as /status
+    assert "99aa" not in done.content + refused.content
 
 
 async def test_a_route_that_does_not_search_itself_checks_the_bots_search_service(
@@ -321,3 +323,26 @@ async def test_a_route_that_does_not_search_itself_checks_the_bots_search_servic
     assert rows_of(found.content)["Web search"].startswith("✓ Web search · ")
     assert rows_of(failed.content)["Web search"].endswith(t("commands.check.note.service_failed", "en"))
     assert search.url not in failed.content
+
+
+async def test_a_member_checks_their_global_key_in_a_dm(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, check_bot, monkeypatch) -> None:
+    fake, server = fake_discord, provider_server
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+    server.chooser = AnthropicChecks()
+    bot = check_bot()
+    user = int(fake.member_user["id"])
+    async with running_bot(fake, bot) as run:
+        async with bot.sessions() as session, session.begin():
+            await repo.set_personal_key(session, bot.vault, user, None, OWN_KEY)
+            await repo.set_personal_model(session, user, None, "anthropic", CLAUDE)
+        done = await command(run, fake, "personal", sub("check"), dm=True)
+
+        async def counted() -> None:
+            assert [(r.guild_id, r.credential_source) for r in await usage_rows(bot)] == [(None, "personal")]
+
+        await eventually(counted)
+    rows = rows_of(done.content)
+    assert done.ephemeral and rows["Web search"].startswith("– ")  # a DM has no server that turned it on
+    assert all(rows[name].startswith("✓ ") for name in ROWS if name != "Web search"), done.content
+    assert {r.api_key for r in server.requests} == {OWN_KEY}

@@ -53,7 +53,7 @@ async def test_every_check_passes_on_a_healthy_default_route(
     run = await run_check(claude_default(provider_server, WEB_SEARCH="true"), tmp_path)
     assert run.status == 0, run.stdout + run.stderr
     lines = run.stdout.splitlines()
-    assert lines[0] == "Check of the bot's default route (DEFAULT_TEXT_*): anthropic / claude-sonnet-4-5 · key …4e1d"
+    assert lines[0] == "Check of the bot's default route (DEFAULT_TEXT_*): anthropic / claude-sonnet-4-5 · key: …4e1d"
     assert marks(run.stdout) == dict.fromkeys(ROWS, "✓")
     assert len(provider_server.requests) == 7 and {r.api_key for r in provider_server.requests} == {KEY}
     assert KEY not in run.stdout + run.stderr
