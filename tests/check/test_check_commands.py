@@ -346,3 +346,24 @@ async def test_a_member_checks_their_global_key_in_a_dm(
     assert done.ephemeral and rows["Web search"].startswith("– ")  # a DM has no server that turned it on
     assert all(rows[name].startswith("✓ ") for name in ROWS if name != "Web search"), done.content
     assert {r.api_key for r in server.requests} == {OWN_KEY}
+
+
+async def test_a_primary_without_a_key_is_named_and_the_model_a_turn_starts_with_is_checked(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, check_bot) -> None:
+    fake, server = fake_discord, provider_server
+    server.chooser = lambda path, body: chat_reply(body)
+    bot = check_bot()
+    async with running_bot(fake, bot) as run:
+        await configure_server(bot, fake, server, keys=("sk-custom-check-51d0",))
+        async with bot.sessions() as session, session.begin():
+            await repo.add_fallback(session, int(fake.guild_id), "custom", "model-a")  # stays, behind the new primary
+            await repo.set_text_model(session, int(fake.guild_id), "anthropic", CLAUDE)
+        done = await command(run, fake, "model", sub("check"))
+        async with bot.sessions() as session, session.begin():
+            await repo.set_member_keys_required(session, int(fake.guild_id), True)
+        members_pay = await command(run, fake, "model", sub("check"))
+    lines = done.content.splitlines()
+    assert lines[0] == "**Check of this server's route: custom / `model-a` · key: …51d0**"
+    assert lines[1] == t("commands.check.not_primary", "en", models=f"anthropic/{CLAUDE}")
+    assert {r.json["model"] for r in server.requests} == {"model-a"}
+    assert members_pay.content == t("commands.check.member_keys_required", "en")
