@@ -151,11 +151,9 @@ DOCUMENT = Probe("document", "commands.check.name.document",
                  lambda: _asked(TextPart("What word is written in this PDF? Answer with that word only."),
                                 DocumentPart("application/pdf", word_pdf(), "check.pdf")),
                  _says(DOCUMENT_WORD))
-PROBES = (TEXT, TOOLS, REASONING, WEB_SEARCH, IMAGE, DOCUMENT)
 
 # How a route searches the web, as the runner found it (`plan` reads it).
 SearchReach = Literal["off", "native", "service", "none"]
-SERVICE_LABEL = WEB_SEARCH.label
 
 
 @dataclass(frozen=True)
