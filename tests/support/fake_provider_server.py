@@ -13,6 +13,10 @@ refuse a request with the provider's own error body before any scripted reply is
 served (`ProviderRules.refusal`), and may reshape the reply it serves
 (`ProviderRules.shaped`, e.g. thinking blocks streamed empty unless the request asked
 to see them). A request a rule refused is recorded like any other.
+
+`GET` requests (a provider's model list) are answered by `listing`, a `ModelListing`
+that serves pages in one provider's documented shape (`fake_model_lists`); they are
+recorded on `requests` like the others.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ import string
 import time
 import zlib
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -174,6 +178,13 @@ class ProviderRules(Protocol):
         """The reply as the provider would stream it for this request."""
 
 
+class ModelListing(Protocol):
+    """A provider's model list as its `GET` route serves it (see `fake_model_lists`)."""
+
+    def page(self, path: str, query: Mapping[str, str]) -> Reply:
+        """The reply to `GET path?query`: a page of the list, or the provider's error."""
+
+
 @dataclass
 class RecordedRequest:
     method: str
@@ -206,6 +217,7 @@ class ProviderReplayServer:
         # through to them.
         self.chooser: Callable[[str, Any], Reply | None] | None = None
         self.requests: list[RecordedRequest] = []
+        self.listing: ModelListing | None = None  # what GET requests are answered with
         self._runner: web.AppRunner | None = None
         self.port: int = 0
 
@@ -229,6 +241,7 @@ class ProviderReplayServer:
     async def __aenter__(self) -> ProviderReplayServer:
         app = web.Application()
         app.router.add_route("POST", "/{tail:.*}", self._handle)
+        app.router.add_route("GET", "/{tail:.*}", self._list)
         self._runner, self.port = await serve_on_loopback(app)
         return self
 
@@ -264,6 +277,26 @@ class ProviderReplayServer:
         if refused is None:
             for rule in self.rules:
                 reply = rule.shaped(request.path, payload, reply)
+        return await self._serve(request, reply, record)
+
+    async def _list(self, request: web.Request) -> web.StreamResponse:
+        """A model list's page (`listing`); a server without one has no such route."""
+        record = RecordedRequest(request.method, request.path, dict(request.query), dict(request.headers),
+                                 None, _api_key(request))
+        self.requests.append(record)
+        if self.listing is None:
+            return web.Response(status=404, text="replay server: no model list scripted")
+        reply = self.listing.page(request.path, request.query)
+        if reply.cut_after_bytes is not None or reply.random_pieces is not None or reply.event_delay:
+            return await self._serve(request, reply, record)
+        if reply.first_byte_delay:
+            await asyncio.sleep(reply.first_byte_delay)
+        # One write: a list is one JSON document, not events (splitting megabytes into
+        # events byte by byte would take the fake longer than the client's patience).
+        return web.Response(status=reply.status, body=reply.body,
+                            headers={"Content-Type": reply.content_type, **reply.headers})
+
+    async def _serve(self, request: web.Request, reply: Reply, record: RecordedRequest) -> web.StreamResponse:
         if reply.first_byte_delay:
             await asyncio.sleep(reply.first_byte_delay)
         if reply.status != 200 and reply.cut_after_bytes is None and reply.cut_after_events is None:
