@@ -147,6 +147,7 @@ class LLMBot(commands.AutoShardedBot):
         await super().close()
         if self.observability is not None:
             await self.observability.stop()
+        await self.access.catalog.aclose()  # model lists still being read, before their clients go
         if self.access.clients is not None:
             await self.access.clients.aclose()
         await self.config.close()

@@ -1,13 +1,16 @@
 """Listing one provider's models through the adapter family that speaks to it.
 
 The family's adapter is imported on first use, as `create_adapter` imports it (an idle
-bot loads no SDK), and built as for an answer but naming no model: its SDK client is
-the one an answer would use, with the same address checks for a custom endpoint, no
-redirects and the key on each request. What is read is `providers/model_list.py`'s.
+bot loads no SDK), but in a worker thread: importing an SDK takes a second or more, and
+a list is asked for while a member types, when the bot has 3 s to answer the keystroke.
+It is built as for an answer but naming no model: its SDK client is the one an answer
+would use, with the same address checks for a custom endpoint, no redirects and the key
+on each request. What is read is `providers/model_list.py`'s.
 """
 
 from __future__ import annotations
 
+import asyncio
 import importlib
 from typing import Any
 
@@ -34,7 +37,7 @@ async def list_models(provider: Provider | str, *, api_key: str, base_url: str |
     """
     identity = provider_of(provider)
     module, name = _LISTERS.get(identity, _OPENAI_STYLE)
-    family = getattr(importlib.import_module(module), name)
+    family = getattr(await asyncio.to_thread(importlib.import_module, module), name)
     adapter = family.create(identity, api_key=api_key, model=NO_MODEL, base_url=base_url,
                             **{**options, "timeout": LIST_SECONDS})
     try:

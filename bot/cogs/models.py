@@ -10,12 +10,14 @@ import discord
 from discord import app_commands
 
 from bot import repo
+from bot.catalog.offer import offered, server_list_route, unlisted_lines
 from bot.check.command import check_server_route
 from bot.cogs.base import (
     MANAGE_SERVER,
     PROVIDER_CHOICES,
     ConfigCog,
     ManagerGroup,
+    is_manager,
     reply,
     send,
     text,
@@ -57,7 +59,8 @@ class ModelsCog(ConfigCog):
     async def set_model(self, interaction: discord.Interaction, provider: str, model: str) -> None:
         async with self.bot.sessions() as session, session.begin():
             target = await repo.set_text_model(session, interaction.guild_id, provider, model)
-        await reply(interaction, "commands.reply.model_set", provider=target.provider, model=target.model)
+        said = text(interaction, "commands.reply.model_set", provider=target.provider, model=target.model)
+        await send(interaction, "\n".join([said, *await self._unlisted(interaction, provider, target.model)]))
 
     @model.command(name=lstr("commands.model.endpoint.name"), description=lstr("commands.model.endpoint.description"))
     @app_commands.rename(base_url=lstr("commands.param.base_url.name"), model=lstr("commands.param.model.name"))
@@ -82,8 +85,25 @@ class ModelsCog(ConfigCog):
     async def fallback_add(self, interaction: discord.Interaction, provider: str, model: str) -> None:
         async with self.bot.sessions() as session, session.begin():
             position = await repo.add_fallback(session, interaction.guild_id, provider, model)
-        await reply(interaction, "commands.reply.fallback_added", position=position,
+        said = text(interaction, "commands.reply.fallback_added", position=position,
                     provider=provider.strip().lower(), model=model.strip())
+        await send(interaction, "\n".join([said, *await self._unlisted(interaction, provider, model)]))
+
+    @fallback_add.autocomplete("model")
+    @set_model.autocomplete("model")
+    async def model_choices(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """The chosen provider's own model names, listed with the server's key, for managers
+        only (discord.py runs no interaction_check before an autocomplete)."""
+        if not is_manager(interaction):
+            return []
+        route = await server_list_route(self.bot.config, self.bot.vault, interaction.guild_id,
+                                        interaction.namespace.provider)
+        return offered(self.bot.access, route, current)
+
+    async def _unlisted(self, interaction: discord.Interaction, provider: str, model: str) -> list[str]:
+        """The warning line when the provider's known list lacks `model`."""
+        route = await server_list_route(self.bot.config, self.bot.vault, interaction.guild_id, provider)
+        return unlisted_lines(self.bot.access, route, model, interaction.locale)
 
     @fallback.command(name=lstr("commands.model.fallback.remove.name"),
                       description=lstr("commands.model.fallback.remove.description"))
