@@ -10,7 +10,8 @@ anthropic `types/model_info.py` and its `AsyncPage`, google-genai `Model` /
 - OpenRouter (`OpenRouterModels`): `GET /api/v1/models`, `{"data": [...]}` whose entries
   carry `supported_parameters`.
 - Anthropic (`AnthropicModels`): `GET /v1/models?limit=&after_id=`, newest first, `limit`
-  1 to 1000 (default 20), `has_more`, `first_id`, `last_id`.
+  1 to 1000 (default 20; outside, a 400 `invalid_request_error` whose message's wording is
+  not a recording), `has_more`, `first_id`, `last_id`.
 - Gemini (`GeminiModels`): `GET /v1beta/models?pageSize=&pageToken=`, `pageSize` at most
   1000 (more is served as 1000, default 50), `nextPageToken` while more follow; empty
   fields left out.
