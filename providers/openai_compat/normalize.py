@@ -20,6 +20,7 @@ from providers.done_report import done_chunk, finish_reason_of, merge_report
 from providers.errors import STREAM_INTERRUPTED, classify_error_body, classify_failure
 from providers.identity import Provider
 from providers.model_capabilities import ModelCapabilities
+from providers.openai_compat.capabilities import replays_streamed_reasoning
 from providers.openai_compat.citations import url_citations
 from providers.openai_compat.done import FINISH_REASONS, openai_usage, reported_searches
 from providers.openai_compat.request import REASONING_CONTENT, REASONING_DETAILS
@@ -73,8 +74,10 @@ class StreamState:
     # model decides (its `openrouter:web_search` server tool).
     searches_once: bool = False
     # Calls carry their reasoning back (`reasoning_content`): the model requires it
-    # (`ModelCapabilities.replays_reasoning`) or the stream carried the field.
+    # (`ModelCapabilities.replays_reasoning`) or the stream carried the field (not on OpenRouter).
     replays_reasoning: bool = False
+    # The field in the stream makes its calls carry it back (`replays_streamed_reasoning`).
+    learns_replay: bool = False
 
 
 def new_stream_state(capabilities: ModelCapabilities, request: ChatRequest, *, verbatim_tool_calling: bool,
@@ -92,6 +95,7 @@ def new_stream_state(capabilities: ModelCapabilities, request: ChatRequest, *, v
         searched=web_search,
         searches_once=web_search and capabilities.web_search == "openrouter_plugin",
         replays_reasoning=capabilities.replays_reasoning,
+        learns_replay=replays_streamed_reasoning(capabilities),
     )
 
 
@@ -406,7 +410,7 @@ def _process_payload(
     if not isinstance(delta, dict):
         raise ValueError("delta is not an object")
     reasoning = delta.get(REASONING_CONTENT)
-    if reasoning is not None:
+    if reasoning is not None and state.learns_replay:
         state.replays_reasoning = True  # the stream carries the field: its calls carry it back
     if not reasoning:
         reasoning = delta.get("reasoning")

@@ -157,3 +157,12 @@ async def test_a_custom_endpoint_gets_the_field_back_when_its_stream_carried_it(
     second, turn = await round_trip(server, capabilities_of("custom", "kimi-k2-thinking"), reasoning)
     assert second.error is None
     assert turn.get(REASONING_CONTENT) == replayed
+
+
+async def test_openrouter_keeps_reasoning_its_own_way_and_gets_no_reasoning_content(chat):
+    """OpenRouter keeps a model's reasoning through `reasoning_details`: a stream that also
+    carried `reasoning_content` (an upstream's own field) does not make its calls send it."""
+    server, _, _ = chat
+    second, turn = await round_trip(server, capabilities_of("openrouter", "deepseek/deepseek-v4-flash"),
+                                    ["Tokyo is UTC+9."])
+    assert second.error is None and REASONING_CONTENT not in turn

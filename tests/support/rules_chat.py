@@ -49,8 +49,11 @@ def deepseek_error(message: str) -> dict[str, Any]:
                       "code": "invalid_request_error"}}
 
 
-def _own_name(body: dict[str, Any]) -> str:
-    return str(body.get("model", "")).strip().lower().rsplit("/", 1)[-1]
+def _own_name(body: dict[str, Any]) -> str | None:
+    """The model as the provider's own API names it; None for a router's `vendor/model` id
+    (OpenRouter's, whose replay form is its own): these rules are DeepSeek's and Z.ai's."""
+    name = str(body.get("model", "")).strip().lower()
+    return None if "/" in name else name
 
 
 def _switch(body: dict[str, Any]) -> str | None:
@@ -67,7 +70,7 @@ def unreplayed_turns(body: dict[str, Any]) -> list[int]:
 
 def deepseek_thinks(body: dict[str, Any]) -> bool:
     """Whether DeepSeek serves this request in thinking mode (see the module docstring)."""
-    name, switch = _own_name(body), _switch(body)
+    name, switch = _own_name(body) or "", _switch(body)
     if name == "deepseek-reasoner":
         return True
     if name == "deepseek-chat":
@@ -103,7 +106,7 @@ class ZaiRules:
         self.unreplayed: list[list[int]] = []
 
     def refusal(self, path: str, body: Any) -> Reply | None:
-        if _chat(path, body) and _GLM_THINKING.match(_own_name(body)) and _switch(body) != "disabled":
+        if _chat(path, body) and _GLM_THINKING.match(_own_name(body) or "") and _switch(body) != "disabled":
             self.unreplayed.append(unreplayed_turns(body))
         return None
 
