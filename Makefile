@@ -16,7 +16,7 @@ SHELL := bash
 NEEDED_PYTHON := 3.11
 PYTHON_OK := import sys; sys.exit(sys.version_info < (3, 11))
 
-.PHONY: run test bench lint migrate install clean
+.PHONY: run test bench lint migrate install clean check
 
 # The virtualenv, made again when it is missing, broken (no pip) or from an older Python;
 # an unsupported $(PYTHON) stops here with one line instead of a failed install later.
@@ -59,6 +59,11 @@ run: migrate
 # .env), streamed to this terminal; no Discord token, no database. make ask Q="hello"
 ask: install
 	@$(BIN)/python -m bot ask "$(Q)"
+
+# Every capability of the default route (text, tools, reasoning, web search, images, PDFs),
+# one small live request each, as a table; exit status 1 when one failed. make check
+check: install
+	@$(BIN)/python -m bot check
 
 test: $(TEST_STAMP) $(MO_FILES)
 	$(BIN)/ruff check .

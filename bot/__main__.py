@@ -52,6 +52,10 @@ def main() -> int:
         from bot.ask import ask_main
 
         return ask_main(sys.argv[2:])
+    if sys.argv[1:2] == ["check"]:  # every capability of the default route, live (bot/check/terminal.py)
+        from bot.check.terminal import check_main
+
+        return check_main(sys.argv[2:])
     try:
         settings = load_settings()
         if settings.DISCORD_TOKEN is None:

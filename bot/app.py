@@ -10,6 +10,7 @@ from discord.ext import commands
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot import migrate
+from bot.check.cooldown import Cooldown
 from bot.db.engine import engine_for
 from bot.edge.budget import budget_from_settings
 from bot.load.answers import RunningAnswers
@@ -64,7 +65,8 @@ class LLMBot(commands.AutoShardedBot):
     `encryption_keys` (the Fernet keys the vault was built from), `credentials` (what a
     generation turn reads its route and keys from), `access` (how turns reach providers:
     the address policy and the provider HTTP clients every turn shares, closed with the bot), `config` (the configuration cache),
-    `writes` (batched bookkeeping writes) and `turns` (the admission queue).
+    `writes` (batched bookkeeping writes), `turns` (the admission queue) and
+    `check_cooldown` (how often a route may be checked).
     """
 
     def __init__(self, settings: Settings, *, engine: AsyncEngine | None = None, **kwargs: Any) -> None:
@@ -105,6 +107,7 @@ class LLMBot(commands.AutoShardedBot):
         self.credentials: Credentials = credentials_for(self.config, self.vault, settings, self.writes)
         self.turns = TurnQueue(settings.MAX_CONCURRENT_ANSWERS)  # questions wait here in arrival order
         self.answers = RunningAnswers()  # the answers streaming now (/stop, follow-ups, shutdown)
+        self.check_cooldown = Cooldown()  # one /model check per server, /personal check per member, a minute
         self.access = ProviderAccess.of(
             settings, ClientPool(settings.PROVIDER_HTTP_TRANSPORT, settings.PROVIDER_READ_INTERVAL_MS / 1000))
         # /metrics and /healthz on METRICS_PORT, served on this bot's loop from setup_hook on.
@@ -144,6 +147,7 @@ class LLMBot(commands.AutoShardedBot):
         await super().close()
         if self.observability is not None:
             await self.observability.stop()
+        await self.access.catalog.aclose()  # model lists still being read, before their clients go
         if self.access.clients is not None:
             await self.access.clients.aclose()
         await self.config.close()

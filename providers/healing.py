@@ -15,9 +15,11 @@ What counts as a refusal naming a parameter (`refusal_of`, pure), from each prov
 documented error bodies:
 
 - OpenAI and the chat-completions family: `param` with code `unsupported_parameter` or
-  `unsupported_value` (or a message that starts "Unsupported parameter"/"Unsupported
-  value"); and the hint "set reasoning_effort to 'none'" (OpenAI's 400 for function tools
-  next to reasoning on Chat Completions), which sets that value instead.
+  `unsupported_value`, or with a message saying it is not supported ("Unsupported
+  parameter: 'temperature' is not supported with this model.", "Function tools with
+  reasoning_effort are not supported for gpt-5.4 in /v1/chat/completions. Please use
+  /v1/responses instead."); and the hint "set reasoning_effort to 'none'" (the same 400
+  on gpt-5.6 and later), which sets that value instead of dropping it.
 - Anthropic: "<field>: Extra inputs are not permitted" (API version 2026-10-21's answer
   to `temperature`, `top_p`, `top_k`, and to any field a model does not take).
 - Gemini: INVALID_ARGUMENT with `Unknown name "<field>" at '<path>'`, or a
@@ -95,7 +97,9 @@ def _openai_style(error: Mapping[str, Any]) -> Refusal | None:
         return Refusal(hinted.group(1), hinted.group(2))
     param = error.get("param") if isinstance(error.get("param"), str) else None
     code = error.get("code")
-    unsupported = code in _UNSUPPORTED or message.startswith(("Unsupported parameter", "Unsupported value"))
+    wording = message.lower()
+    unsupported = (code in _UNSUPPORTED or wording.startswith(("unsupported parameter", "unsupported value"))
+                   or "not supported" in wording)
     path = _healable(param) if unsupported else None
     return Refusal(path) if path else None
 

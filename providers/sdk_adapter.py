@@ -6,10 +6,15 @@ client is the same for all of them and lives in `SdkStreamAdapter`; the native a
 (Anthropic, Gemini) also share how a body becomes chunks (`relay_events`) and how an
 event's JSON is decoded (`decode_event_data`). What really differs (the request, the
 byte source, the event normalization) stays in each adapter.
+
+Each adapter also lists its provider's models (`list_models`, `providers/model_list.py`)
+through the same SDK client an answer uses; only how one page is asked for and read is
+the family's (`_model_page`).
 """
 
 from __future__ import annotations
 
+import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, ClassVar, Generic, Self, TypeVar
@@ -25,6 +30,14 @@ from providers.healing import MAX_HEALS, Refusal, RefusalMemory, Route, heal
 from providers.http_transport import Transport, body_reader
 from providers.identity import Provider, provider_of
 from providers.model_capabilities import NO_HINTS, ModelCapabilities, RouteHints
+from providers.model_list import (
+    LIST_SECONDS,
+    MAX_LISTED,
+    MAX_PAGES,
+    ListedModel,
+    ModelListFailed,
+    ModelPage,
+)
 from providers.streaming import PieceReader, SSEDecoder, paced_reader, response_timeout
 from providers.types import ProcessedChunk, ProviderError, RawStreamChunk
 
@@ -130,6 +143,32 @@ class SdkStreamAdapter(ABC, Generic[ClientT]):
         the family reads no error bodies."""
         return None
 
+    async def list_models(self) -> tuple[ListedModel, ...]:
+        """The provider's models, page after page within the bounds of
+        `providers.model_list`; any failure raises ModelListFailed with its classified error."""
+        try:
+            async with asyncio.timeout(LIST_SECONDS):
+                return await self._listed()
+        except Exception as exc:  # noqa: BLE001 - every failure is classified as an answer's is
+            raise ModelListFailed(self.handle_provider_error(exc)) from None  # type: ignore[attr-defined]
+
+    async def _listed(self) -> tuple[ListedModel, ...]:
+        listed: dict[str, ListedModel] = {}
+        cursor: str | None = None
+        for _ in range(MAX_PAGES):
+            page = await self._model_page(cursor)
+            for model in page.models:
+                listed.setdefault(model.id, model)
+            cursor = page.next
+            if cursor is None or len(listed) >= MAX_LISTED:
+                break
+        return tuple(listed.values())[:MAX_LISTED]
+
+    @abstractmethod
+    async def _model_page(self, cursor: str | None) -> ModelPage:
+        """One page of the provider's list (`cursor`: where the previous page said the next
+        one starts; None for the first), read with `read_at_most`."""
+
     @abstractmethod
     def _new_client(self) -> ClientT:
         """Build the SDK client (called once per open/close cycle)."""
@@ -178,6 +217,16 @@ class SdkStreamAdapter(ABC, Generic[ClientT]):
         for event, data in decoder.feed(b"\n\n"):
             yield RawStreamChunk(data, provider, {"event": event, "stream": state, "tail": True})
         yield RawStreamChunk(None, provider, {"event": END_OF_BODY, "stream": state})
+
+
+async def read_at_most(read: PieceReader, limit: int) -> tuple[bytes, bool]:
+    """At most `limit` bytes of a body, and whether it was cut there (the rest is never read)."""
+    body = bytearray()
+    while piece := await read():
+        body += piece
+        if len(body) > limit:
+            return bytes(body[:limit]), True
+    return bytes(body), False
 
 
 def decode_event_data(

@@ -181,8 +181,10 @@ class Source:
 @dataclass(slots=True, frozen=True)
 class WebSearch:
     """Search the web while answering, in the provider's own way (Gemini's `google_search`
-    tool, Anthropic's web search server tool, OpenRouter's `web` plugin, OpenAI's search
-    models), at most `max_searches` searches per response where the provider takes a bound."""
+    tool, Anthropic's web search server tool, OpenAI's `web_search` tool on the Responses
+    API, OpenRouter's `openrouter:web_search` server tool; `ModelCapabilities.web_search`
+    names the form), at most `max_searches` searches per response where the provider takes
+    a bound."""
 
     max_searches: int = 3
 

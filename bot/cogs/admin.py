@@ -37,7 +37,7 @@ from bot.repo.read_links import get_read_links, set_read_links
 from bot.repo.routes import keyless_targets
 from bot.repo.web_search import MAX_SEARCHES, get_web_search, max_searches_allowed, set_web_search
 from bot.settings import Settings
-from bot.usage.report import settings_lines
+from bot.usage.report import refusal_lines, settings_lines
 
 if TYPE_CHECKING:
     from bot.app import LLMBot
@@ -178,6 +178,9 @@ class AdminCog(ConfigCog):
             lines = [text(interaction, "commands.status.title")] + self._route_lines(interaction, route)
             lines += [text(interaction, "commands.status.no_key_needed", provider=target.provider, model=target.model)
                       for target in await keyless_targets(session, settings, interaction.guild_id, route)]
+            targets = [*route.chain, *(route.server_fallback.chain if route.server_fallback else ())]
+            lines += refusal_lines(partial(text, interaction),
+                                   [(t.model, r) for t in targets for r in self.bot.access.refusals(t)])
             if route.personal is not None and route.personal.masked_key is not None:
                 lines.append(text(interaction, "commands.status.personal_key_header"))
                 lines.append(health_line(interaction, route.personal.provider or "-",
@@ -185,7 +188,9 @@ class AdminCog(ConfigCog):
                                          route.personal.masked_key, route.personal.health))
             if is_manager(interaction):
                 lines += await self._pool_lines(interaction, session, settings)
-                lines += await settings_lines(partial(text, interaction), session, interaction.guild_id)
+                server_route = await repo.resolve_server_route(session, settings, interaction.guild_id)
+                lines += await settings_lines(partial(text, interaction), session, interaction.guild_id,
+                                              [self.bot.access.capabilities(t) for t in server_route.chain])
                 lines += await self._conversation_lines(interaction, session)
                 lines += await control_lines(interaction, session)
                 lines.append(await self._web_search_line(interaction, session))

@@ -1,4 +1,4 @@
-"""`/model set|endpoint` and `/model fallback add|remove|list` (Manage Server)."""
+"""`/model set|endpoint|check` and `/model fallback add|remove|list` (Manage Server)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,14 @@ import discord
 from discord import app_commands
 
 from bot import repo
+from bot.catalog.offer import offered, server_list_route, unlisted_lines
+from bot.check.command import check_server_route
 from bot.cogs.base import (
     MANAGE_SERVER,
     PROVIDER_CHOICES,
     ConfigCog,
     ManagerGroup,
+    is_manager,
     reply,
     send,
     text,
@@ -23,7 +26,7 @@ from bot.cogs.endpoint import shown_url, validated_endpoint
 from bot.edge.translator import lstr
 from bot.repo.params import set_params
 from bot.repo.usage import set_price
-from bot.usage.report import params_lines
+from bot.usage.report import params_lines, unsent_lines
 
 if TYPE_CHECKING:
     from bot.app import LLMBot
@@ -56,7 +59,8 @@ class ModelsCog(ConfigCog):
     async def set_model(self, interaction: discord.Interaction, provider: str, model: str) -> None:
         async with self.bot.sessions() as session, session.begin():
             target = await repo.set_text_model(session, interaction.guild_id, provider, model)
-        await reply(interaction, "commands.reply.model_set", provider=target.provider, model=target.model)
+        said = text(interaction, "commands.reply.model_set", provider=target.provider, model=target.model)
+        await send(interaction, "\n".join([said, *await self._unlisted(interaction, provider, target.model)]))
 
     @model.command(name=lstr("commands.model.endpoint.name"), description=lstr("commands.model.endpoint.description"))
     @app_commands.rename(base_url=lstr("commands.param.base_url.name"), model=lstr("commands.param.model.name"))
@@ -81,8 +85,25 @@ class ModelsCog(ConfigCog):
     async def fallback_add(self, interaction: discord.Interaction, provider: str, model: str) -> None:
         async with self.bot.sessions() as session, session.begin():
             position = await repo.add_fallback(session, interaction.guild_id, provider, model)
-        await reply(interaction, "commands.reply.fallback_added", position=position,
+        said = text(interaction, "commands.reply.fallback_added", position=position,
                     provider=provider.strip().lower(), model=model.strip())
+        await send(interaction, "\n".join([said, *await self._unlisted(interaction, provider, model)]))
+
+    @fallback_add.autocomplete("model")
+    @set_model.autocomplete("model")
+    async def model_choices(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """The chosen provider's own model names, listed with the server's key, for managers
+        only (discord.py runs no interaction_check before an autocomplete)."""
+        if not is_manager(interaction):
+            return []
+        route = await server_list_route(self.bot.config, self.bot.vault, interaction.guild_id,
+                                        interaction.namespace.provider)
+        return offered(self.bot.access, route, current)
+
+    async def _unlisted(self, interaction: discord.Interaction, provider: str, model: str) -> list[str]:
+        """The warning line when the provider's known list lacks `model`."""
+        route = await server_list_route(self.bot.config, self.bot.vault, interaction.guild_id, provider)
+        return unlisted_lines(self.bot.access, route, model, interaction.locale)
 
     @fallback.command(name=lstr("commands.model.fallback.remove.name"),
                       description=lstr("commands.model.fallback.remove.description"))
@@ -148,10 +169,17 @@ class ModelsCog(ConfigCog):
         """Given values are stored (checked first); with none, the stored settings are shown."""
         async with self.bot.sessions() as session, session.begin():
             stored = await set_params(session, interaction.guild_id, temperature, max_output_tokens, reasoning)
+            route = await repo.resolve_server_route(session, self.bot.settings, interaction.guild_id)
         say = partial(text, interaction)
         changed = (temperature, max_output_tokens, reasoning) != (None, None, None)
         lines = [say("commands.reply.params_saved")] if changed else []
-        await send(interaction, "\n".join([*lines, *params_lines(say, stored)]))
+        models = [self.bot.access.capabilities(target) for target in route.chain]
+        await send(interaction, "\n".join([*lines, *params_lines(say, stored), *unsent_lines(say, stored, models)]))
+
+    @model.command(name=lstr("commands.model.check.name"), description=lstr("commands.model.check.description"))
+    async def check_route(self, interaction: discord.Interaction) -> None:
+        """One live request per capability of the server's route (`bot.check`)."""
+        await check_server_route(self.bot, interaction)
 
 
 async def setup(bot: LLMBot) -> None:

@@ -14,6 +14,8 @@ import discord
 from discord import app_commands
 
 from bot import repo
+from bot.catalog.offer import offered, personal_list_route, unlisted_lines
+from bot.check.command import check_own_route
 from bot.cogs.base import SCOPE_CHOICES, ConfigCog, reply, send, text
 from bot.cogs.forms import KeyModal
 from bot.edge.translator import lstr
@@ -109,8 +111,24 @@ class PersonalCog(ConfigCog):
         where = scope_of(interaction, scope)
         async with self.bot.sessions() as session, session.begin():
             info = await repo.set_personal_model(session, interaction.user.id, where.guild_id, provider, model)
-        await reply(interaction, "commands.reply.personal_model_set", provider=info.provider,
+        said = text(interaction, "commands.reply.personal_model_set", provider=info.provider,
                     model=info.model, scope=where.label(interaction))
+        route = await personal_list_route(self.bot.config, self.bot.vault, interaction.user.id, where.guild_id,
+                                          provider)
+        warning = unlisted_lines(self.bot.access, route, info.model or model, interaction.locale)
+        await send(interaction, "\n".join([said, *warning]))
+
+    @model.autocomplete("model")
+    async def model_choices(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """The chosen provider's own model names, listed with the member's own key (for the
+        chosen scope: this server's, else their global one)."""
+        try:
+            where = scope_of(interaction, interaction.namespace.scope)
+        except app_commands.NoPrivateMessage:
+            return []
+        route = await personal_list_route(self.bot.config, self.bot.vault, interaction.user.id, where.guild_id,
+                                          interaction.namespace.provider)
+        return offered(self.bot.access, route, current)
 
     @personal.command(name=lstr("commands.personal.override.name"),
                       description=lstr("commands.personal.override.description"))
@@ -149,6 +167,12 @@ class PersonalCog(ConfigCog):
             month = await usage_by(session, day - timedelta(days=REPORT_DAYS - 1), user_id=interaction.user.id)
         lines = usage_lines(partial(text, interaction), "commands.reply.personal_usage_header", today, month)
         await send(interaction, "\n".join(lines))
+
+    @personal.command(name=lstr("commands.personal.check.name"),
+                      description=lstr("commands.personal.check.description"))
+    async def check_route(self, interaction: discord.Interaction) -> None:
+        """One live request per capability of the caller's own key and model (`bot.check`)."""
+        await check_own_route(self.bot, interaction)
 
 
 async def setup(bot: LLMBot) -> None:

@@ -18,8 +18,6 @@ import codecs
 import concurrent.futures
 import logging
 
-import trafilatura
-
 EXTRACT_THREADS = 2
 _executor = concurrent.futures.ThreadPoolExecutor(max_workers=EXTRACT_THREADS,
                                                   thread_name_prefix="link-extract")
@@ -53,6 +51,8 @@ def _title(tree: object) -> str | None:
 def _main_text(markup: bytes | str) -> tuple[str | None, str]:
     """(title, main text) of an HTML page; the whole visible text when no main part stands
     out (a short page), "" when there is none (a page built by script)."""
+    import trafilatura  # with the first page, in an extraction thread: ~25 MiB an idle bot skips
+
     tree = trafilatura.load_html(markup)
     if tree is None:
         return None, ""

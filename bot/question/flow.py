@@ -285,8 +285,7 @@ class Answering:
         """Which limit and when it resets, at most once an hour per member and limit."""
         if not self.throttle.allows(question.where.guild_id, question.asker_id, topic=hit.key):
             return
-        stamp = int(hit.resets.timestamp())
-        await question.reply(hit.key, limit=f"{hit.limit:,}", resets=f"<t:{stamp}:t> (<t:{stamp}:R>)")
+        await question.reply(hit.key, **hit.shown())
 
     # ---- 3. wait ---------------------------------------------------------------------------
     async def _wait_and_answer(self, question: Question, admitted: Admitted) -> None:

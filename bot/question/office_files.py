@@ -29,11 +29,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import docx
-import openpyxl
-from docx.table import Table
-from docx.text.paragraph import Paragraph
-
 from bot.question.attachment_files import MAX_TEXT_BYTES, UnreadableFile
 
 MAX_DOCUMENT_BYTES = 10 * 1024 * 1024  # a .docx or .xlsx as downloaded, refused before downloading
@@ -113,6 +108,9 @@ def _row_cells(row: Any) -> list[str]:
 
 
 def _docx_lines(document: Any, deadline: float | None) -> Iterator[str]:
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
     for block in document.iter_inner_content():
         _in_time(deadline)
         if isinstance(block, Paragraph):
@@ -137,6 +135,8 @@ def docx_text(data: bytes, filename: str, deadline: float | None = None) -> Offi
     """A .docx's paragraphs and tables (one `| cell | cell |` line a row), in order, up to
     `MAX_TEXT_BYTES` of text."""
     check_zip(data)
+    import docx  # with the first .docx, in the reading thread: an idle bot does not carry it
+
     try:
         document = docx.Document(io.BytesIO(data))
         budget = _Budget()
@@ -198,6 +198,8 @@ def xlsx_text(data: bytes, filename: str, deadline: float | None = None) -> Offi
     """An .xlsx's first `MAX_SHEETS` sheets, each its first `MAX_ROWS` rows and `MAX_COLUMNS`
     columns as CSV (the values Excel last showed, not formulas), up to `MAX_TEXT_BYTES` in all."""
     check_zip(data)
+    import openpyxl  # with the first .xlsx, in the reading thread: an idle bot does not carry it
+
     sections: list[Section] = []
     budget = _Budget()
     try:

@@ -17,12 +17,13 @@ import logging
 import time
 import warnings
 import zlib
-
-from pypdf import PdfReader, apply_configuration
-from pypdf.errors import PyPdfError
+from typing import TYPE_CHECKING
 
 from bot.question.attachment_files import UnreadableFile
 from providers.types import DocumentPart
+
+if TYPE_CHECKING:
+    from pypdf import PdfReader
 
 MAX_PDF_BYTES = 20 * 1024 * 1024
 MAX_PDF_PAGES = 100
@@ -42,8 +43,8 @@ PDF_LIMITS = {
     "page_tree_maximum_page_entries": 200_000,
     "jbig2dec_binary": None,
 }
-# What a malformed file makes pypdf raise besides its own errors.
-BROKEN = (PyPdfError, ValueError, KeyError, TypeError, AttributeError, IndexError, AssertionError,
+# What a malformed file makes pypdf raise besides its own errors (`PyPdfError`).
+BROKEN = (ValueError, KeyError, TypeError, AttributeError, IndexError, AssertionError,
           RecursionError, OSError, zlib.error)
 
 logging.getLogger("pypdf").setLevel(logging.ERROR)  # a warning per odd object of a member's file is noise
@@ -80,6 +81,10 @@ def read_pdf(data: bytes, filename: str, deadline: float | None = None) -> Docum
     `UnreadableFile`: `too_large`, `too_many_pages`, `encrypted`, `unreadable` or `timeout`."""
     if len(data) > MAX_PDF_BYTES:
         raise UnreadableFile("too_large")
+    # Imported with the first PDF, in the reading thread: pypdf costs an idle bot ~25 MiB.
+    from pypdf import PdfReader, apply_configuration
+    from pypdf.errors import PyPdfError
+
     try:
         with warnings.catch_warnings(), apply_configuration(**PDF_LIMITS):
             warnings.simplefilter("ignore")
@@ -91,7 +96,7 @@ def read_pdf(data: bytes, filename: str, deadline: float | None = None) -> Docum
             texts = _page_texts(reader, deadline)
     except UnreadableFile:
         raise
-    except BROKEN as exc:
+    except (PyPdfError, *BROKEN) as exc:
         raise UnreadableFile("unreadable") from exc
     joined = "\n\n".join(t for t in texts if t)
     if not joined:

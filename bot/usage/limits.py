@@ -61,6 +61,12 @@ class LimitReached:
     limit: int
     resets: datetime
 
+    def shown(self) -> dict[str, str]:
+        """The line's values: the limit, and when it resets as Discord timestamps (the
+        reader's own time zone)."""
+        stamp = int(self.resets.timestamp())
+        return {"limit": f"{self.limit:,}", "resets": f"<t:{stamp}:t> (<t:{stamp}:R>)"}
+
 
 def _next_day(now: datetime) -> datetime:
     return datetime(now.year, now.month, now.day, tzinfo=UTC) + timedelta(days=1)

@@ -11,7 +11,12 @@ from __future__ import annotations
 import dataclasses
 
 from bot.repo.params import Params
+from providers.model_capabilities import ModelCapabilities
 from providers.types import ChatRequest
+
+# The settings a model may not take, by the name `/model params` gives them.
+TEMPERATURE = "temperature"
+REASONING = "reasoning"
 
 
 def apply_params(request: ChatRequest, params: Params) -> ChatRequest:
@@ -26,3 +31,15 @@ def apply_params(request: ChatRequest, params: Params) -> ChatRequest:
     elif params.reasoning is not None:
         changes["reasoning_effort"] = params.reasoning
     return dataclasses.replace(request, **changes) if changes else request
+
+
+def unsent_settings(params: Params, capabilities: ModelCapabilities) -> tuple[str, ...]:
+    """The server's settings that never reach this model because it takes none of them
+    (each family's request builder leaves them out): said in `/model params` and
+    `/status`, never a silent drop."""
+    unsent: list[str] = []
+    if params.temperature is not None and not capabilities.takes_temperature:
+        unsent.append(TEMPERATURE)
+    if params.reasoning not in (None, "off") and capabilities.reasoning is None:
+        unsent.append(REASONING)
+    return tuple(unsent)

@@ -58,9 +58,17 @@ def record_usage(writes: WriteBehind, ctx: TurnContext, request: ChatRequest, ou
     operator's default answered, so the server's leg counts as the environment's);
     `searches` as in `usage_of`."""
     found = usage_of(ctx, request, outcome, now, searches)
-    if found is None:
-        return
-    key, counts, source = found
+    if found is not None:
+        key, counts, _ = found
+        queue_usage(writes, key, counts, server_route)
+
+
+def queue_usage(writes: WriteBehind, key: UsageKey, counts: TokenCounts, server_route: ServerRoute | None) -> None:
+    """Queue one answer's `counts` for the day row of `key`, whose credential source
+    ("server" or "personal") becomes who paid: the server's route decides whether the
+    server's leg was the operator's default (`payer`; None: the route could not be read,
+    so the operator's default answered)."""
+    source = key.credential_source
     if server_route is None:
         paid_by = "environment" if source == "server" else source
     else:

@@ -10,6 +10,9 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.repo.params import Params, get_params
 from bot.repo.usage import Limits, Price, UsageTotal, get_limits
+from bot.usage.params import unsent_settings
+from providers.healing import Refusal
+from providers.model_capabilities import ModelCapabilities
 
 Say = Callable[..., str]
 Prices = dict[str, Price]
@@ -110,7 +113,26 @@ def params_lines(say: Say, params: Params) -> list[str]:
                 reasoning=params.reasoning or default)]
 
 
-async def settings_lines(say: Say, session: AsyncSession, guild_id: int) -> list[str]:
-    """The server's limits and generation settings, for `/status`."""
-    return [*limit_lines(say, await get_limits(session, guild_id)),
-            *params_lines(say, await get_params(session, guild_id))]
+def unsent_lines(say: Say, params: Params, models: Sequence[ModelCapabilities]) -> list[str]:
+    """One line per model of the route that takes one of the server's settings not at all
+    (Claude takes no temperature): the setting is left out of its requests."""
+    return [say("commands.reply.params_not_taken", model=caps.model, setting=setting)
+            for caps in models for setting in unsent_settings(params, caps)]
+
+
+def refusal_lines(say: Say, refused: Sequence[tuple[str, Refusal]]) -> list[str]:
+    """What each model's provider refused and the bot healed, as (model, refusal) pairs:
+    "claude-x: temperature dropped: the provider refused it"."""
+    return [say("commands.status.refused_parameter", model=model, parameter=refusal.path)
+            if refusal.value is None else
+            say("commands.status.refused_value", model=model, parameter=refusal.path, value=refusal.value)
+            for model, refusal in refused]
+
+
+async def settings_lines(say: Say, session: AsyncSession, guild_id: int,
+                         models: Sequence[ModelCapabilities] = ()) -> list[str]:
+    """The server's limits and generation settings, and which of them `models` (the route's
+    models) do not take, for `/status`."""
+    params = await get_params(session, guild_id)
+    return [*limit_lines(say, await get_limits(session, guild_id)), *params_lines(say, params),
+            *unsent_lines(say, params, models)]

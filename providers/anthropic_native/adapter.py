@@ -18,6 +18,7 @@ from typing import Any
 
 import anthropic
 
+from providers.anthropic_native import model_list
 from providers.anthropic_native.errors import classify_exception
 from providers.anthropic_native.events import (
     PROVIDER,
@@ -32,8 +33,15 @@ from providers.healing import Refusal, refusal_of
 from providers.http_transport import sdk_http_client
 from providers.identity import Provider
 from providers.model_capabilities import NO_HINTS, ModelCapabilities, RouteHints
+from providers.model_list import MAX_PAGE_BYTES, ModelPage, decode_page
 from providers.safe_transport import RedirectRefused
-from providers.sdk_adapter import DEFAULT_TIMEOUT, END_OF_BODY, SdkStreamAdapter, decode_event_data
+from providers.sdk_adapter import (
+    DEFAULT_TIMEOUT,
+    END_OF_BODY,
+    SdkStreamAdapter,
+    decode_event_data,
+    read_at_most,
+)
 from providers.streaming import SSEDecoder
 from providers.types import ChatRequest, ProcessedChunk, ProviderError, RawStreamChunk
 
@@ -87,6 +95,14 @@ class AnthropicAdapter(SdkStreamAdapter[anthropic.AsyncAnthropic]):
                     yield chunk
         finally:
             await opener.__aexit__(None, None, None)
+
+    async def _model_page(self, cursor: str | None) -> ModelPage:
+        """`GET /v1/models`, the largest page, after `cursor` (the previous page's last id)."""
+        after = {"after_id": cursor} if cursor is not None else {}
+        listing = self._sdk().models.with_streaming_response.list(limit=model_list.PAGE_SIZE, **after)
+        async with listing as response:
+            body, cut = await read_at_most(self._body(response.http_response), MAX_PAGE_BYTES)
+        return model_list.page_of(decode_page(body, cut), cut)
 
     def process_chunk(self, raw: RawStreamChunk) -> Sequence[ProcessedChunk]:
         """Parse the event's JSON and normalize it against the stream's own state."""

@@ -26,6 +26,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode
 
 import httpx2
 from google import genai
@@ -33,6 +34,7 @@ from google.genai import errors as genai_errors
 from google.genai import types as genai_types
 
 from providers.client_pool import ClientKey, ClientPool
+from providers.gemini import model_list
 from providers.gemini.errors import classify_exception
 from providers.gemini.events import (
     PROVIDER,
@@ -47,8 +49,16 @@ from providers.healing import Refusal, refusal_of
 from providers.http_transport import Transport, sdk_http_client
 from providers.identity import Provider
 from providers.model_capabilities import NO_HINTS, ModelCapabilities, RouteHints
+from providers.model_list import MAX_PAGE_BYTES, ModelPage, decode_page
 from providers.safe_transport import no_redirect_options, refuse_redirect_middleware
-from providers.sdk_adapter import DEFAULT_TIMEOUT, END_OF_BODY, SdkStreamAdapter, decode_event_data
+from providers.sdk_adapter import (
+    DEFAULT_TIMEOUT,
+    END_OF_BODY,
+    SdkStreamAdapter,
+    decode_event_data,
+    read_at_most,
+)
+from providers.streaming import PieceReader
 from providers.types import ChatRequest, ProcessedChunk, ProviderError, RawStreamChunk
 
 # Thinking and thought signatures are v1beta features; the SDK's default is v1.
@@ -152,14 +162,30 @@ class GeminiAdapter(SdkStreamAdapter[genai.Client]):
         response = await self._send_healed(send, build_body(request, self.capabilities))
         transport = response.response_stream
         try:
-            # httpx2 first: reading a streamed httpx2.Response's `content` raises before `read()`.
-            read = self._body(transport) if hasattr(transport, "aiter_bytes") else transport.content.readany
-            relay = self.relay_events(read, GeminiSSEDecoder(), PROVIDER, GeminiStream())
+            relay = self.relay_events(self._reader(transport), GeminiSSEDecoder(), PROVIDER, GeminiStream())
             async with aclosing(relay):
                 async for chunk in relay:
                     yield chunk
         finally:
             await _close(transport)
+
+    def _reader(self, transport: Any) -> PieceReader:
+        """The body's reader on either transport the SDK answers with. httpx2 first: reading
+        a streamed httpx2.Response's `content` raises before `read()`."""
+        return self._body(transport) if hasattr(transport, "aiter_bytes") else transport.content.readany
+
+    async def _model_page(self, cursor: str | None) -> ModelPage:
+        """`models.list` (`GET /v1beta/models`), the largest page, from `cursor` (a page token),
+        sent as `generate_content_stream` sends: the SDK builds and sends the request."""
+        api = self._sdk().aio._api_client
+        query = {"pageSize": model_list.PAGE_SIZE, **({"pageToken": cursor} if cursor is not None else {})}
+        http_request = api._build_request("get", f"models?{urlencode(query)}", {}, None)
+        transport = (await api._async_request(http_request=http_request, stream=True)).response_stream
+        try:
+            body, cut = await read_at_most(self._reader(transport), MAX_PAGE_BYTES)
+        finally:
+            await _close(transport)
+        return model_list.page_of(decode_page(body, cut), cut)
 
     def process_chunk(self, raw: RawStreamChunk) -> Sequence[ProcessedChunk]:
         """Parse the payload's JSON and normalize it against the stream's own state."""

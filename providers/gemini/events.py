@@ -16,6 +16,15 @@ bills grounding per search query on Gemini 3 and later, per grounded prompt (one
 however many queries) on Gemini 2.x and older; the count is the same either way, the
 price is the usage layer's business.
 
+Server-side tool parts: with Google Search next to function declarations
+(`toolConfig.includeServerSideToolInvocations`, Gemini 3), the search the API ran streams
+as `toolCall` / `toolResponse` parts, each with its `thoughtSignature`. They are not the
+bot's to run or show, but Google's tool-combination guide asks for every part back
+"exactly as received" in the next request: each is kept whole, in order, and handed to the
+first function call that follows it (`FunctionCall.provider_fields[SERVER_TOOL_PARTS]`),
+so the tool loop's next round replays them ahead of that call (`request.build_contents`).
+Parts after the last call have no round to go back in and are dropped with the stream.
+
 Thought kind: `thought: true` text is logged as `raw`, like every other provider's
 reasoning text, even though with `includeThoughts` Gemini actually returns summaries;
 THOUGHT_KIND is the one place that says so.
@@ -36,7 +45,7 @@ from providers.done_report import (
 )
 from providers.errors import STREAM_INTERRUPTED, classify_error_body, classify_failure
 from providers.gemini.grounding import Grounding, read_grounding
-from providers.gemini.request import THOUGHT_SIGNATURE
+from providers.gemini.request import SERVER_TOOL_PARTS, THOUGHT_SIGNATURE
 from providers.types import (
     FinishReason,
     FunctionCall,
@@ -51,6 +60,8 @@ THOUGHT_KIND = "raw"
 BLOCKING_FINISH_REASONS = frozenset(
     {"SAFETY", "RECITATION", "BLOCKLIST", "PROHIBITED_CONTENT", "SPII", "IMAGE_SAFETY"}
 )
+# The parts of a search the API ran itself (Gemini 3's tool context circulation).
+SERVER_PART_KEYS = ("toolCall", "toolResponse")
 FINISH_REASONS: dict[str, FinishReason] = {
     "STOP": "stop",
     "MAX_TOKENS": "length",
@@ -66,6 +77,8 @@ class GeminiStream:
     # The `usageMetadata` fields of every payload merged, converted once at the end.
     usage: dict[str, Any] = field(default_factory=dict)
     calls: int = 0
+    # Server-side tool parts (toolCall / toolResponse) since the last function call, whole.
+    server_parts: list[dict[str, Any]] = field(default_factory=list)
     # Sources and queries of Grounding with Google Search, from every payload's metadata.
     grounding: Grounding = field(default_factory=Grounding)
 
@@ -115,12 +128,23 @@ def _call(state: GeminiStream, part: dict[str, Any]) -> ProcessedChunk:
     signature = part.get("thoughtSignature")
     state.calls += 1
     signature = signature if isinstance(signature, str) and signature else None
+    fields: dict[str, Any] = {THOUGHT_SIGNATURE: signature} if signature else {}
+    if state.server_parts:
+        fields[SERVER_TOOL_PARTS] = state.server_parts
+        state.server_parts = []
     call = FunctionCall(
         name=name, args=args, id=ident if isinstance(ident, str) else None,
-        thought_signature=signature,
-        provider_fields={THOUGHT_SIGNATURE: signature} if signature else {},
+        thought_signature=signature, provider_fields=fields,
     )
     return ProcessedChunk(type="function_call", function_call=call)
+
+
+def _server_part(state: GeminiStream, part: dict[str, Any]) -> None:
+    """Keep a toolCall / toolResponse part whole for the next round (see the module docstring)."""
+    for key in SERVER_PART_KEYS:
+        if key in part and not isinstance(part[key], dict):
+            raise ValueError(f"{key} is not an object")
+    state.server_parts.append(dict(part))
 
 
 def _parts(state: GeminiStream, parts: list[Any]) -> list[ProcessedChunk]:
@@ -131,6 +155,8 @@ def _parts(state: GeminiStream, parts: list[Any]) -> list[ProcessedChunk]:
         if not isinstance(part, dict):
             raise ValueError("part is not an object")
         signature = part.get("thoughtSignature")
+        if any(key in part for key in SERVER_PART_KEYS):
+            _server_part(state, part)
         if "functionCall" in part:
             if text or thoughts:
                 out.append(ProcessedChunk(type="text", content="".join(text), thoughts=thoughts or None))

@@ -4,8 +4,9 @@ The body is the documented REST shape (camelCase) that the SDK's own converters
 produce; the SDK's api client then adds the URL, API version, key header and sends it.
 History becomes `user` / `model` turns; an assistant turn that called tools replays
 each `functionCall` part with its own `thoughtSignature` (Gemini rejects a replayed
-call whose signature is missing), and tool results become `functionResponse` parts in
-one user turn.
+call whose signature is missing), preceded by the server-side tool parts (a search the
+API ran: `toolCall` / `toolResponse`) that streamed before it, and tool results become
+`functionResponse` parts in one user turn.
 
 Web search (`ChatRequest.web_search`) is Grounding with Google Search, in the form the
 model takes (`ModelCapabilities.web_search` and `.search_with_functions`, from
@@ -55,6 +56,9 @@ from providers.types import (
 
 # FunctionCall.provider_fields key a caller may use instead of `thought_signature`.
 THOUGHT_SIGNATURE = "thought_signature"
+# FunctionCall.provider_fields key: the server-side tool parts (toolCall / toolResponse, each
+# with its thoughtSignature) that streamed before the call, replayed ahead of it.
+SERVER_TOOL_PARTS = "gemini_server_tool_parts"
 EFFORT_BUDGETS = {"low": 1024, "medium": 8192, "high": 24576}
 # The document media types that travel as the file itself; any other reads as its text.
 INLINE_DOCUMENT_TYPES = frozenset({"application/pdf"})
@@ -69,6 +73,26 @@ def _call_part(call: FunctionCall) -> dict[str, Any]:
     if signature:
         part["thoughtSignature"] = signature
     return part
+
+
+def _server_parts(call: FunctionCall) -> list[dict[str, Any]]:
+    return [dict(part) for part in call.provider_fields.get(SERVER_TOOL_PARTS, ())]
+
+
+def _model_parts(message: Message) -> list[dict[str, Any]]:
+    """A model turn: the server-side tool parts that led to the first call open it (the search
+    ran before the answer's text), then the text, then each call after its own server-side
+    parts, all exactly as they streamed (Google asks for them back as received)."""
+    calls = list(message.tool_calls)
+    parts = _server_parts(calls[0]) if calls else []
+    text = content_text(message.content)
+    if text:
+        parts.append({"text": text})
+    for i, call in enumerate(calls):
+        if i:
+            parts.extend(_server_parts(call))
+        parts.append(_call_part(call))
+    return parts
 
 
 def _response_payload(content: str) -> dict[str, Any]:
@@ -118,13 +142,10 @@ def build_contents(messages: Sequence[Message], *, documents: bool = True) -> tu
             if message.content:
                 system_texts.append(content_text(message.content))
         elif message.role == "assistant":
-            text = content_text(message.content)
-            parts: list[dict[str, Any]] = [{"text": text}] if text else []
             for call in message.tool_calls:
                 if call.id:
                     names_by_id[call.id] = call.name
-                parts.append(_call_part(call))
-            _append(contents, "model", parts)
+            _append(contents, "model", _model_parts(message))
         elif message.role == "tool":
             name = message.name or names_by_id.get(message.tool_call_id or "", "")
             response: dict[str, Any] = {"name": name, "response": _response_payload(content_text(message.content))}

@@ -56,6 +56,22 @@ def glm_takes_thinking(model: str) -> bool:
     return _GLM_THINKING.match(own_name(model)) is not None
 
 
+def replays_streamed_reasoning(capabilities: ModelCapabilities) -> bool:
+    """Whether a call carries back the `reasoning_content` its stream carried, even where the
+    model's name did not say it thinks: a model that streams the field is in a thinking
+    mode (a DeepSeek or GLM this table does not know yet, a Kimi or DeepSeek behind a custom
+    gateway), and those refuse a tool turn without it. Not on OpenRouter, which keeps a
+    model's reasoning through its own `reasoning_details`."""
+    return capabilities.provider is not Provider.OPENROUTER
+
+
+def replays_reasoning_details(capabilities: ModelCapabilities) -> bool:
+    """Whether a call carries back OpenRouter's `reasoning_details` (its way to keep a
+    model's reasoning, encrypted items included, across a tool round); no other provider
+    of the family documents the field."""
+    return capabilities.provider is Provider.OPENROUTER
+
+
 def _openrouter(provider: Provider, model: str, hints: RouteHints) -> ModelCapabilities:
     listed = hints.listed_parameters
     tools = listed is None or "tools" in listed

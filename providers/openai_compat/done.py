@@ -26,6 +26,23 @@ def _detail(usage: dict[str, Any], details: str, name: str) -> int | None:
     return count(inner.get(name)) if isinstance(inner, dict) else None
 
 
+# Where OpenRouter reports the searches its server tools ran: its API reference names the
+# usage object's `server_tool_use` (`web_search_requests`: "Number of web searches performed
+# by server-side tools"), and chat-completions streams carry the same counters under
+# `server_tool_use_details` (the recorded openrouter/server_tool_advisor.sse of the corpus).
+SERVER_TOOL_USAGE = ("server_tool_use_details", "server_tool_use")
+
+
+def reported_searches(usage: dict[str, Any]) -> int | None:
+    """The web searches the usage object reports; None when it reports none."""
+    for key in SERVER_TOOL_USAGE:
+        inner = usage.get(key)
+        found = count(inner.get("web_search_requests")) if isinstance(inner, dict) else None
+        if found is not None:
+            return found
+    return None
+
+
 def openai_usage(usage: dict[str, Any]) -> Usage | None:
     """The family's usage object → `Usage`.
 

@@ -20,8 +20,9 @@ from providers.done_report import done_chunk, finish_reason_of, merge_report
 from providers.errors import STREAM_INTERRUPTED, classify_error_body, classify_failure
 from providers.identity import Provider
 from providers.model_capabilities import ModelCapabilities
+from providers.openai_compat.capabilities import replays_streamed_reasoning
 from providers.openai_compat.citations import url_citations
-from providers.openai_compat.done import FINISH_REASONS, openai_usage
+from providers.openai_compat.done import FINISH_REASONS, openai_usage, reported_searches
 from providers.openai_compat.request import REASONING_CONTENT, REASONING_DETAILS
 from providers.openai_compat.tool_calls import PartialCall, accumulate_calls
 from providers.streaming import SSEEvent
@@ -69,9 +70,14 @@ class StreamState:
     sources: list[Source] = field(default_factory=list)
     # The request carried the provider's own search field (`request.searches_here`).
     searched: bool = False
+    # That search runs once per request (OpenRouter's `web` plugin) rather than when the
+    # model decides (its `openrouter:web_search` server tool).
+    searches_once: bool = False
     # Calls carry their reasoning back (`reasoning_content`): the model requires it
-    # (`ModelCapabilities.replays_reasoning`) or the stream carried the field.
+    # (`ModelCapabilities.replays_reasoning`) or the stream carried the field (not on OpenRouter).
     replays_reasoning: bool = False
+    # The field in the stream makes its calls carry it back (`replays_streamed_reasoning`).
+    learns_replay: bool = False
 
 
 def new_stream_state(capabilities: ModelCapabilities, request: ChatRequest, *, verbatim_tool_calling: bool,
@@ -87,7 +93,9 @@ def new_stream_state(capabilities: ModelCapabilities, request: ChatRequest, *, v
         spill=ReasoningContentSpillGuard(),
         verbatim=verbatim,
         searched=web_search,
+        searches_once=web_search and capabilities.web_search == "openrouter_plugin",
         replays_reasoning=capabilities.replays_reasoning,
+        learns_replay=replays_streamed_reasoning(capabilities),
     )
 
 
@@ -262,15 +270,17 @@ def _merge_reasoning_details(state: StreamState, items: Any, thoughts: list[Thou
 def _searched_usage(state: StreamState) -> Usage | None:
     """The stream's usage, with the searches the request's native search made.
 
-    Neither provider reports a count in the chat-completions usage (OpenRouter's usage
-    object: https://openrouter.ai/docs/use-cases/usage-accounting; OpenAI's has no search
-    field), so a response whose request carried the search field counts one: OpenRouter's
-    `web` plugin searches once per request, and OpenAI's search models search before
-    every answer."""
+    What OpenRouter's usage reports (`web_search_requests`, `done.reported_searches`) is the
+    count. Without a report: the `web` plugin searched once (it runs once per request); the
+    server tool, which the model calls 0 to N times, searched at least once when the answer
+    cites pages (`url_citation`), and is not counted otherwise (nothing says it searched)."""
     usage = openai_usage(state.usage)
     if not state.searched:
         return usage
-    return replace(usage or Usage(), searches=1)
+    searches = reported_searches(state.usage)
+    if searches is None and (state.searches_once or state.sources):
+        searches = 1
+    return usage if searches is None else replace(usage or Usage(), searches=searches)
 
 
 # ---- the event --------------------------------------------------------------------------------
@@ -314,7 +324,7 @@ def _done(state: StreamState, thoughts: list[ThoughtLogEntry], out: list) -> lis
     chunks = _materialize(state, thoughts, out)
     reason = finish_reason_of(state.finish_reason, FINISH_REASONS, made_calls=state.made_calls)
     done = done_chunk(reason, _searched_usage(state), state.serving_provider)
-    # Neither OpenRouter nor OpenAI says what it searched for: `searches` stays None.
+    # OpenRouter does not say what it searched for: `searches` stays None.
     done.sources = list(state.sources) if state.sources else None
     chunks.append(done)
     return chunks
@@ -400,7 +410,7 @@ def _process_payload(
     if not isinstance(delta, dict):
         raise ValueError("delta is not an object")
     reasoning = delta.get(REASONING_CONTENT)
-    if reasoning is not None:
+    if reasoning is not None and state.learns_replay:
         state.replays_reasoning = True  # the stream carries the field: its calls carry it back
     if not reasoning:
         reasoning = delta.get("reasoning")

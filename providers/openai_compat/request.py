@@ -17,6 +17,10 @@ from typing import Any
 from providers.continuation import CONTINUE_ASK
 from providers.identity import Provider
 from providers.model_capabilities import ModelCapabilities
+from providers.openai_compat.capabilities import (
+    replays_reasoning_details,
+    replays_streamed_reasoning,
+)
 from providers.openai_compat.reasoning import add_reasoning
 from providers.speaker import name_field, with_speaker
 from providers.types import (
@@ -72,7 +76,8 @@ def _first_field(calls: Sequence[FunctionCall], key: str) -> Any:
 def _assistant(capabilities: ModelCapabilities, message: Message) -> dict[str, Any]:
     """An assistant turn; one that called tools carries the reasoning that led to them back:
     OpenRouter's `reasoning_details`, and `reasoning_content` where the model's thinking
-    mode requires it (`replays_reasoning`, then even empty) or the stream carried one."""
+    mode requires it (`replays_reasoning`, then even empty) or the stream carried one
+    (`replays_streamed_reasoning`: not on OpenRouter)."""
     text = content_text(message.content)
     out: dict[str, Any] = {"role": "assistant", "content": text or None}
     calls = list(message.tool_calls)
@@ -80,11 +85,11 @@ def _assistant(capabilities: ModelCapabilities, message: Message) -> dict[str, A
         out["content"] = text
         return out
     out["tool_calls"] = [_tool_call(call, i) for i, call in enumerate(calls)]
-    details = _first_field(calls, REASONING_DETAILS)
+    details = _first_field(calls, REASONING_DETAILS) if replays_reasoning_details(capabilities) else None
     if details:
         out[REASONING_DETAILS] = details
     reasoning = _first_field(calls, REASONING_CONTENT)
-    if reasoning is not None or capabilities.replays_reasoning:
+    if capabilities.replays_reasoning or (reasoning is not None and replays_streamed_reasoning(capabilities)):
         out[REASONING_CONTENT] = reasoning or ""
     return out
 

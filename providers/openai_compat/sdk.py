@@ -21,8 +21,10 @@ from providers.healing import Refusal, refusal_of
 from providers.http_transport import sdk_http_client
 from providers.identity import Provider
 from providers.model_capabilities import NO_HINTS, ModelCapabilities, RouteHints
+from providers.model_list import MAX_PAGE_BYTES, ModelPage, decode_page
+from providers.openai_compat import model_list
 from providers.openai_compat.request import DEFAULT_BASE_URLS
-from providers.sdk_adapter import DEFAULT_TIMEOUT, SdkStreamAdapter
+from providers.sdk_adapter import DEFAULT_TIMEOUT, SdkStreamAdapter, read_at_most
 from providers.streaming import classify_transport_error
 from providers.types import ProviderError
 
@@ -129,6 +131,12 @@ class OpenAISdkAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
             return manager, await manager.__aenter__()
 
         return await self._send_healed(send, body)
+
+    async def _model_page(self, cursor: str | None) -> ModelPage:
+        """`GET {base}/models` with this route's key, every model at once (no cursor)."""
+        async with self._sdk().models.with_streaming_response.list(**self._auth) as response:
+            body, cut = await read_at_most(self._body(response.http_response), MAX_PAGE_BYTES)
+        return model_list.page_of(decode_page(body, cut), cut)
 
     def _refusal(self, exc: BaseException) -> Refusal | None:
         if isinstance(exc, openai.APIStatusError):

@@ -288,7 +288,8 @@ async def test_request_carries_history_tools_thinking_and_key(provider_server):
 
 def test_default_max_tokens_and_effort_budget():
     plain = build_arguments(ChatRequest(messages=[Message("user", "x")], temperature=0.5), capabilities_of("anthropic", "claude-sonnet-4-5"))
-    assert plain["max_tokens"] == 4096 and plain["extra_body"] == {"temperature": 0.5} and "thinking" not in plain
+    # No temperature, even one asked for: API version 2026-10-21 refuses it on every model.
+    assert plain["max_tokens"] == 4096 and "extra_body" not in plain and "thinking" not in plain
     effort = build_arguments(ChatRequest(messages=[Message("user", "x")], reasoning_effort="high"), capabilities_of("anthropic", "m"))
     assert effort["thinking"]["budget_tokens"] < effort["max_tokens"]
 

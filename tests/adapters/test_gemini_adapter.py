@@ -305,8 +305,10 @@ async def test_request_carries_history_tools_thinking_and_key(provider_server):
     declaration = body["tools"][0]["functionDeclarations"][0]
     assert declaration["name"] == "get_weather"
     assert declaration["parametersJsonSchema"]["additionalProperties"] is False
+    # "gemini-test" names no version, so it is read as the newest generation: a thinking
+    # level (Gemini 3 and later), the effort's own word.
     assert body["generationConfig"] == {"maxOutputTokens": 800, "temperature": 0.2,
-                                        "thinkingConfig": {"thinkingBudget": 1024, "includeThoughts": True}}
+                                        "thinkingConfig": {"thinkingLevel": "low", "includeThoughts": True}}
 
 
 def test_no_thinking_config_unless_asked():

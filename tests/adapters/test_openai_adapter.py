@@ -96,7 +96,7 @@ async def test_replay_fields_per_provider(provider_server):
     assert sent["openrouter"]["messages"][1]["reasoning_details"] == details
     assert "reasoning_content" not in sent["openrouter"]["messages"][1]
     assert sent["openrouter"]["reasoning"] == {"effort": "high"}
-    assert sent["openrouter"]["max_tokens"] == 10
+    assert sent["openrouter"]["max_completion_tokens"] == 10  # `max_tokens` is deprecated there
     for provider in ("deepseek", "zai"):
         assert sent[provider]["messages"][1]["reasoning_content"] == "thought"
         assert "reasoning_details" not in sent[provider]["messages"][1]

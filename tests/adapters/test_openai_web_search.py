@@ -2,12 +2,14 @@
 field (through the real openai SDK and the local replay server), and the pages an answer
 cites (`url_citation` annotations) on the done chunk.
 
-Request forms: OpenRouter gets its web search; DeepSeek, Z.ai and custom endpoints never
-get a search field. OpenAI itself searches with the Responses API's `web_search` tool
-(test_openai_responses_request.py, test_openai_responses_stream.py); its chat search
-models are no route of the bot any more, but their annotations-only chunks still read
-the same on any chat-completions endpoint. The streams are written from the documented
-shapes (tests/support/data_openai_search.py: no recorded corpus stream carries annotations).
+Request forms: OpenRouter gets its `openrouter:web_search` server tool for a model that
+takes tools and the older `web` plugin (deprecated for the server tool) only for one that
+takes none; DeepSeek, Z.ai and custom endpoints never get a search field. OpenAI itself
+searches with the Responses API's `web_search` tool (test_openai_responses_request.py,
+test_openai_responses_stream.py); its chat search models are no route of the bot any more,
+but their annotations-only chunks still read the same on any chat-completions endpoint.
+The streams are written from the documented shapes (tests/support/data_openai_search.py:
+no recorded corpus stream carries annotations).
 """
 
 from __future__ import annotations
@@ -19,8 +21,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from providers.capabilities import capabilities_of
+from providers.model_capabilities import RouteHints
 from providers.openai_compat.normalize import END_OF_BODY, new_stream_state
-from providers.openai_compat.request import OPENROUTER_WEB_RESULTS, build_request, untyped_arguments
+from providers.openai_compat.request import (
+    OPENROUTER_SEARCH_TOOL,
+    OPENROUTER_WEB_RESULTS,
+    build_request,
+    untyped_arguments,
+)
 from providers.streaming import SSEDecoder
 from providers.types import (
     ChatRequest,
@@ -48,6 +56,21 @@ OPENAI_FAMILY = FAMILY["openai"]
 SEARCH = WebSearch(max_searches=3)
 SEARCH_FIELDS = ("plugins", "web_search_options")
 CITED_SOURCES = [Source(url, title) for url, title in ws.CITED]
+# What OpenRouter's model list says of a model that takes no tools (`supported_parameters`).
+NO_TOOLS = RouteHints(listed_parameters=frozenset({"temperature", "max_tokens"}))
+PLUGIN = [{"id": "web", "max_results": OPENROUTER_WEB_RESULTS}]
+
+
+def server_tool(search: WebSearch = SEARCH) -> dict:
+    """The search server tool as the body carries it: each search's pages bounded, and all
+    of them by the searches the request allows (the tool takes no bound on searches)."""
+    return {"type": OPENROUTER_SEARCH_TOOL,
+            "parameters": {"max_results": OPENROUTER_WEB_RESULTS,
+                           "max_total_results": OPENROUTER_WEB_RESULTS * search.max_searches}}
+
+
+def server_tools_in(body: dict) -> list[dict]:
+    return [tool for tool in body.get("tools", ()) if tool.get("type") == OPENROUTER_SEARCH_TOOL]
 
 
 def ask(web_search: WebSearch | None = SEARCH, **fields) -> ChatRequest:
@@ -55,38 +78,52 @@ def ask(web_search: WebSearch | None = SEARCH, **fields) -> ChatRequest:
                        system="Be brief.", web_search=web_search, **fields)
 
 
-async def sent_body(server, provider: str, model: str, request: ChatRequest) -> dict:
+async def sent_body(server, provider: str, model: str, request: ChatRequest, **options) -> dict:
     """The JSON body the real SDK sent for `request`."""
     server.reply(Reply(body=fx.sse_body(fx.TEXT)))
-    await served_outcome(server, provider, request=request, model=model)
+    await served_outcome(server, provider, request=request, model=model, **options)
     return server.requests[-1].json
 
 
 # ---- request forms (through the real SDK) -----------------------------------------------------
-async def test_openrouter_request_carries_the_web_plugin_when_search_is_on(provider_server):
+async def test_openrouter_request_carries_the_search_server_tool_when_search_is_on(provider_server):
     body = await sent_body(provider_server, "openrouter", "openai/gpt-4o", ask(temperature=0.3))
-    assert body["plugins"] == [{"id": "web", "max_results": OPENROUTER_WEB_RESULTS}]
-    assert "web_search_options" not in body
-    assert body["model"] == "openai/gpt-4o"  # no `:online` suffix: the plugin itself
+    assert body["tools"] == [server_tool()]
+    assert not set(SEARCH_FIELDS) & set(body)  # the deprecated plugin is not sent beside it
+    assert body["model"] == "openai/gpt-4o"  # no `:online` suffix (deprecated too)
     assert body["temperature"] == 0.3  # OpenRouter takes every sampling setting as before
 
 
-async def test_openrouter_request_has_no_plugin_when_search_is_off(provider_server):
+async def test_openrouter_model_without_tools_gets_the_web_plugin(provider_server):
+    """A model whose listing names no `tools` cannot call the server tool: the plugin, which
+    searches once before the answer, serves it instead."""
+    body = await sent_body(provider_server, "openrouter", "some/model-without-tools", ask(temperature=0.3),
+                           hints=NO_TOOLS)
+    assert body["plugins"] == PLUGIN
+    assert "tools" not in body
+    assert body["model"] == "some/model-without-tools"
+
+
+async def test_openrouter_request_has_no_search_when_search_is_off(provider_server):
     off = await sent_body(provider_server, "openrouter", "openai/gpt-4o", ask(None, max_output_tokens=50))
-    assert not set(SEARCH_FIELDS) & set(off)
-    assert set(off) == {"model", "messages", "stream", "stream_options", "max_tokens"}
-    # A bound of no search at all sends no plugin either.
+    assert not set(SEARCH_FIELDS) & set(off) and not server_tools_in(off)
+    # `max_tokens` is deprecated on OpenRouter: the cap goes as `max_completion_tokens`.
+    assert set(off) == {"model", "messages", "stream", "stream_options", "max_completion_tokens"}
+    assert off["max_completion_tokens"] == 50
+    # A bound of no search at all sends no search either.
     none = await sent_body(provider_server, "openrouter", "openai/gpt-4o",
                            ask(WebSearch(max_searches=0), max_output_tokens=50))
     assert none == off
 
 
-async def test_openrouter_plugin_travels_beside_reasoning_and_tools(provider_server):
+async def test_openrouter_server_tool_travels_beside_reasoning_and_function_tools(provider_server):
     body = await sent_body(provider_server, "openrouter", "anthropic/claude-sonnet-4.5",
-                           ask(reasoning_effort="low", tools=TOOLS))
-    assert body["plugins"] == [{"id": "web", "max_results": OPENROUTER_WEB_RESULTS}]
+                           ask(WebSearch(max_searches=2), reasoning_effort="low", tools=TOOLS))
     assert body["reasoning"] == {"effort": "low"}
-    assert [tool["function"]["name"] for tool in body["tools"]] == [tool.name for tool in TOOLS]
+    functions = [tool["function"]["name"] for tool in body["tools"] if tool.get("type") == "function"]
+    assert functions == [tool.name for tool in TOOLS]
+    assert body["tools"][-1] == server_tool(WebSearch(max_searches=2))  # after the functions
+    assert "plugins" not in body
 
 
 @pytest.mark.parametrize(("provider", "model"), [
@@ -154,11 +191,31 @@ async def test_citations_without_a_search_request_are_kept_but_no_search_is_coun
     assert custom.done.usage.searches is None  # no search field went to a custom endpoint
 
 
-async def test_search_without_citations_counts_the_search_and_has_no_sources(provider_server):
-    out = await served_outcome(provider_server, "openrouter", Reply(body=fx.sse_body(fx.TEXT)), request=ask())
-    assert out.text == "Hello!"
-    assert out.done.sources is None
-    assert out.done.usage == Usage(9, 2, None, None, 11, searches=1)
+async def test_search_without_citations_counts_what_is_known_and_has_no_sources(provider_server):
+    """The plugin searches once per request, cited or not; the server tool, which the model
+    calls 0 to N times, counts only what says it searched (its usage report, or pages cited)."""
+    plugin = await served_outcome(provider_server, "openrouter", Reply(body=fx.sse_body(fx.TEXT)), request=ask(),
+                                  hints=NO_TOOLS)
+    assert plugin.text == "Hello!" and plugin.done.sources is None
+    assert plugin.done.usage == Usage(9, 2, None, None, 11, searches=1)
+    tool = await served_outcome(provider_server, "openrouter", Reply(body=fx.sse_body(fx.TEXT)), request=ask())
+    assert tool.done.sources is None
+    assert tool.done.usage == Usage(9, 2, None, None, 11)
+
+
+async def test_the_server_tools_reported_searches_are_the_count(provider_server):
+    """OpenRouter's usage reports the searches its server tool ran (`web_search_requests`,
+    under `server_tool_use_details` in chat-completions streams, `server_tool_use` in its
+    API reference): that number is counted, cited pages or not."""
+    for field in ("server_tool_use_details", "server_tool_use"):
+        body = fx.sse_body(ws.with_server_tool_usage(ws.OPENROUTER_CITED, 2, field))
+        out = await served_outcome(provider_server, "openrouter", Reply(body=body), request=ask())
+        assert out.done.sources == CITED_SOURCES
+        assert out.done.usage == Usage(120, 30, None, None, 150, searches=2)
+        assert out.done.searches is None  # the queries are not reported
+        uncited = fx.sse_body(ws.with_server_tool_usage(ws.without_annotations(ws.OPENROUTER_CITED), 3, field))
+        out = await served_outcome(provider_server, "openrouter", Reply(body=uncited), request=ask())
+        assert out.done.usage.searches == 3
 
 
 async def test_cut_stream_after_citations_is_an_error_without_sources(provider_server):

@@ -54,12 +54,13 @@ async def test_reasoning_reaches_only_models_that_take_it(provider_server, provi
     assert reasoning_fields(provider_server.requests[-1].json) == expected
 
 
-async def test_no_reasoning_asked_sends_none_anywhere(provider_server):
+@pytest.mark.parametrize(("provider", "model", "options"), [case[:3] for case in CASES],
+                         ids=[f"{p}-{m}{'-operator-on' if o else ''}" for p, m, o, _ in CASES])
+async def test_no_reasoning_asked_sends_none_anywhere(provider_server, provider, model, options):
     provider_server.reply(Reply(body=fx.sse_body(fx.TEXT)))
     plain = ChatRequest(messages=[Message("user", "hi")])
-    for provider, model, options, _ in CASES:
-        await served_outcome(provider_server, provider, request=plain, model=model, **options)
-        assert reasoning_fields(provider_server.requests[-1].json) == {}, (provider, model)
+    await served_outcome(provider_server, provider, request=plain, model=model, **options)
+    assert reasoning_fields(provider_server.requests[-1].json) == {}
 
 
 async def test_a_thinking_budget_goes_to_openrouter_as_max_tokens_and_to_openai_as_an_effort(provider_server):

@@ -22,7 +22,7 @@ GUILD_ONLY = "This command works only inside a server."
 # needs no list: it takes every manager command from the tree).
 KNOWN_MANAGER_COMMANDS = {
     "keys add", "keys list", "keys remove", "model set", "model endpoint", "model fallback add",
-    "model fallback remove", "model fallback list", "model price", "model params",
+    "model fallback remove", "model fallback list", "model price", "model params", "model check",
     "settings verbatim-tools", "settings member-keys", "settings thought-log-set", "settings thought-log-clear",
     "persona set", "persona show", "persona clear", "channels mode", "channels allow", "channels deny",
     "channels list", "access block", "access unblock", "access require-role", "access unrequire-role",

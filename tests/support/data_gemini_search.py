@@ -9,6 +9,7 @@ metadata on the last payload, a zero `startIndex` left out (proto3 JSON).
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 from providers.types import Source
@@ -82,3 +83,26 @@ GEMINI_GROUNDED_CALL = gemini_body(grounded([
     g_chunk([{"text": FIRST}, {"functionCall": {"name": "get_weather", "args": {"city": "Berlin"}}}], "STOP",
             USAGE),
 ], METADATA))
+
+# Gemini 3 combining search and function calling, every part as Google's tool-combination
+# guide shows it (https://ai.google.dev/gemini-api/docs/tool-combination, "Example request
+# structure"): the search the API ran as a `toolCall` (toolType, args.queries, id) and its
+# `toolResponse` (toolType, response.search_suggestions, the same id), each with its own
+# thoughtSignature, then the model's text and its call of the bot's function, signed too.
+# Constructed from that documented shape (no recorded stream carries these parts), one
+# part per payload as Gemini streams them.
+# Signatures are opaque base64 (the SDK's Part.thought_signature is bytes).
+SEARCH_SIG, RESULT_SIG, CALL_SIG = (base64.b64encode(f"fixture {name} signature".encode()).decode()
+                                   for name in ("search", "result", "call"))
+SEARCH_CALL_PART = {"thoughtSignature": SEARCH_SIG,
+                    "toolCall": {"toolType": "GOOGLE_SEARCH_WEB", "args": {"queries": QUERIES[:1]}, "id": "a7b3k9p2"}}
+SEARCH_RESULT_PART = {"thoughtSignature": RESULT_SIG,
+                      "toolResponse": {"toolType": "GOOGLE_SEARCH_WEB", "id": "a7b3k9p2",
+                                       "response": {"search_suggestions": "<div>who won euro 2024</div>"}}}
+
+
+def search_then_call(name: str, args: dict[str, Any], text: str = "Let me check. ") -> bytes:
+    """A search, its result, some text, then a call of the bot's function `name`."""
+    call = {"functionCall": {"name": name, "args": args, "id": "m4q8z1v6"}, "thoughtSignature": CALL_SIG}
+    return gemini_body([g_chunk([SEARCH_CALL_PART]), g_chunk([SEARCH_RESULT_PART]),
+                        g_chunk([{"text": text}, call], "STOP", USAGE)])

@@ -11,7 +11,11 @@ in ../shared/corpus/openai or /openrouter), so these follow the documented shape
 - OpenRouter normalizes every search, whichever engine ran it, to the same schema and
   adds the page's `content` (https://openrouter.ai/docs/guides/features/plugins/web-search,
   "Parsing web search results"); its chunks carry the serving `provider` and its usage
-  carries `cost`.
+  carries `cost`. Its `openrouter:web_search` server tool cites the same way
+  (https://openrouter.ai/docs/guides/features/server-tools/web-search) and counts its
+  searches in the usage (`web_search_requests`, documented under `server_tool_use`; the
+  recorded corpus stream openrouter/server_tool_advisor.sse carries the server tools'
+  counters under `server_tool_use_details`): `with_server_tool_usage`.
 """
 
 from __future__ import annotations
@@ -36,8 +40,9 @@ WIKI = "https://en.wikipedia.org/wiki/Interest_rate"
 ANSWER = f"Rates held at 4% ([news.example.org]({NEWS})); the bank explained why ([bank.example.com]({BANK}))."
 CITED = [(NEWS, "Central bank holds rates"), (BANK, "Monetary policy decision"), (WIKI, "Interest rate")]
 
-# OpenRouter with the `web` plugin: the citations ride on content chunks and on the finish
-# chunk; the usage chunk repeats a choice (as OpenRouter's recordings do).
+# OpenRouter with a search (the `web` plugin or the server tool): the citations ride on
+# content chunks and on the finish chunk; the usage chunk repeats a choice (as OpenRouter's
+# recordings do).
 OPENROUTER_CITED = [
     chunk({"role": "assistant", "content": ""}, provider="OpenAI"),
     chunk({"content": ANSWER[:40]}, provider="OpenAI"),
@@ -61,6 +66,16 @@ OPENAI_CITED = [
     chunk({}, "stop"),
     usage_chunk(80, 25),
 ]
+
+
+def with_server_tool_usage(events: list[dict[str, Any]], searches: int,
+                           field: str = "server_tool_use_details") -> list[dict[str, Any]]:
+    """The same events with the server tool's counters in the last event's usage: `searches`
+    web searches, each a server tool call requested and executed."""
+    *head, last = events
+    counters = {"tool_calls_requested": searches, "tool_calls_executed": searches,
+                "web_search_requests": searches}
+    return [*head, {**last, "usage": {**last["usage"], field: counters}}]
 
 
 def without_annotations(events: list[dict[str, Any]]) -> list[dict[str, Any]]:

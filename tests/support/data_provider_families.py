@@ -16,6 +16,7 @@ from typing import Any
 from providers.types import RawStreamChunk
 from tests.support import data_anthropic as anthropic
 from tests.support import data_gemini as gemini
+from tests.support import data_gemini_search as gemini_search
 from tests.support import data_openai as fx
 from tests.support import data_openai_responses as rx
 from tests.support.drive_adapter import Stream, native_raws, openai_raws, responses_raws
@@ -120,6 +121,8 @@ GEMINI = Family(
         "own/safety_after_text": _google(gemini.GEMINI_SAFETY_AFTER_TEXT),
         "own/midstream_error_data": _google(gemini.GEMINI_MIDSTREAM_ERROR_DATA),
         "own/midstream_error_bare": _google(gemini.GEMINI_MIDSTREAM_ERROR_BARE),
+        # Server-side search parts kept for the next round (their resplit and fuzz too).
+        "own/search_then_call": _google(gemini_search.search_then_call("get_weather", {"city": "Berlin"})),
     },
     corpus={"gemini": "google"},
     raws=native_raws,

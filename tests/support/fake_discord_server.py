@@ -18,7 +18,9 @@ so its callback is answered as Discord does: once (a second answer: 400, code 40
 known interaction only (`accept_unknown_interactions`), types 4/5 (a message, ephemeral
 with flag 64: kept apart from the channel's visible messages), 6/7 (acknowledge / update
 the message the pressed component is on), 8 and 9. `press(message_id, custom_id)` presses
-a button that is on a message now.
+a button that is on a message now. An autocomplete (type 4) is answered with choices
+(type 8) only, within 3 s, as Discord holds it to: at most 25 choices, each name 1 to 100
+characters and each string value 1 to 100 (a 400 "Invalid Form Body" otherwise).
 
 Shards (`fake_discord_shards`): `FakeDiscord(shards=3, max_concurrency=1)` routes each
 guild's events only to the session of the guild's shard (Discord's formula), reports the
@@ -61,6 +63,11 @@ SUPPRESS_EMBEDS, SUPPRESS_NOTIFICATIONS = 1 << 2, 1 << 12
 # Message flags a request may set: a channel message never becomes ephemeral.
 _SETTABLE_FLAGS = SUPPRESS_EMBEDS | SUPPRESS_NOTIFICATIONS | IS_COMPONENTS_V2
 APP_PERMISSIONS = "2248473465835073"
+AUTOCOMPLETE = 4  # the interaction type of an autocomplete, answered with callback type 8
+AUTOCOMPLETE_RESULT = 8
+AUTOCOMPLETE_DEADLINE = 3.0  # seconds Discord waits for an autocomplete's choices
+MAX_CHOICES = 25
+CHOICE_TEXT_LIMIT = 100
 
 
 def snowflake() -> str:
@@ -82,6 +89,28 @@ def json_response(obj: Any, status: int = 200, headers: dict[str, str] | None = 
     """discord.py parses JSON only when Content-Type is exactly application/json."""
     return web.Response(status=status, body=json.dumps(obj).encode(),
                         headers={"Content-Type": "application/json", **(headers or {})})
+
+
+def choice_errors(choices: Any) -> dict[str, Any]:
+    """Discord's form errors for an autocomplete's choices (empty: valid)."""
+    too_long = {"code": "BASE_TYPE_MAX_LENGTH", "message": f"Must be {MAX_CHOICES} or fewer in length."}
+    bad_length = {"code": "BASE_TYPE_BAD_LENGTH", "message": f"Must be between 1 and {CHOICE_TEXT_LIMIT} in length."}
+    if not isinstance(choices, list):
+        return {"choices": {"_errors": [{"code": "BASE_TYPE_REQUIRED", "message": "This field is required"}]}}
+    if len(choices) > MAX_CHOICES:
+        return {"choices": {"_errors": [too_long]}}
+    errors: dict[str, Any] = {}
+    for index, choice in enumerate(choices):
+        fields = {}
+        name = choice.get("name")
+        if not isinstance(name, str) or not 1 <= len(name) <= CHOICE_TEXT_LIMIT:
+            fields["name"] = {"_errors": [bad_length]}
+        value = choice.get("value")
+        if isinstance(value, str) and not 1 <= len(value) <= CHOICE_TEXT_LIMIT:
+            fields["value"] = {"_errors": [bad_length]}
+        if fields:
+            errors[str(index)] = fields
+    return {"choices": errors} if errors else {}
 
 
 @dataclass
@@ -880,8 +909,10 @@ class FakeDiscord(FakeThreads, FakeShards):
             if not self.accept_unknown_interactions:
                 return 404, {"message": "Unknown interaction", "code": 10062}
             inter = FakeInteraction(iid, token, 2, self.channel_id)  # not kept: each call is a new one
-        late = (self.callback_deadline is not None
-                and time.monotonic() - inter.created_at > self.callback_deadline)
+        deadline = self.callback_deadline
+        if inter.type == AUTOCOMPLETE:
+            deadline = min(deadline or AUTOCOMPLETE_DEADLINE, AUTOCOMPLETE_DEADLINE)
+        late = deadline is not None and time.monotonic() - inter.created_at > deadline
         if inter.response_type is not None or late:
             code = 40060 if inter.response_type is not None else 10062
             inter.refused.append(code)
@@ -890,10 +921,13 @@ class FakeDiscord(FakeThreads, FakeShards):
             return 400, {"message": "Interaction has already been acknowledged.", "code": 40060}
         rtype = body.get("type")
         data = body.get("data") or {}
-        if rtype in (6, 7) and inter.message_id is None:  # only a component's message can be updated
+        if ((rtype in (6, 7) and inter.message_id is None)  # only a component's message can be updated
+                or (rtype == AUTOCOMPLETE_RESULT) != (inter.type == AUTOCOMPLETE)):
             return 400, invalid_form_body({"type": {"_errors": [{
                 "code": "INTERACTION_CALLBACK_TYPE_INVALID",
                 "message": "Interaction callback type is not valid for this interaction"}]}})
+        if rtype == AUTOCOMPLETE_RESULT and (errors := choice_errors(data.get("choices"))):
+            return 400, invalid_form_body(nest(errors, "data"))
         target = self.messages.get(inter.message_id) if rtype == 7 and inter.message_id else None
         if rtype == 7 and (target is None or target.deleted):
             return 404, {"message": "Unknown Message", "code": 10008}

@@ -5,13 +5,18 @@ It answers the routes the SDKs call (`POST …/chat/completions`, `POST …/resp
 recorded bytes: corpus files (with their sidecar's status and content type), error
 bodies, or bytes a test writes itself. It can cut a stream after N bytes or N events
 (abrupt close), delay between events, write in random-sized pieces, choose the response
-per API key, and trickle an OpenAI-style answer as real providers stream one (`Trickle`).
+per API key or by what a request asks (`chooser`), and trickle an OpenAI-style answer as
+real providers stream one (`Trickle`).
 
 `rules` make it enforce what a provider documents, as the real API would: each rule may
 refuse a request with the provider's own error body before any scripted reply is
 served (`ProviderRules.refusal`), and may reshape the reply it serves
 (`ProviderRules.shaped`, e.g. thinking blocks streamed empty unless the request asked
 to see them). A request a rule refused is recorded like any other.
+
+`GET` requests (a provider's model list) are answered by `listing`, a `ModelListing`
+that serves pages in one provider's documented shape (`fake_model_lists`); they are
+recorded on `requests` like the others.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import string
 import time
 import zlib
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -200,6 +205,13 @@ class ProviderRules(Protocol):
         """The reply as the provider would stream it for this request."""
 
 
+class ModelListing(Protocol):
+    """A provider's model list as its `GET` route serves it (see `fake_model_lists`)."""
+
+    def page(self, path: str, query: Mapping[str, str]) -> Reply:
+        """The reply to `GET path?query`: a page of the list, or the provider's error."""
+
+
 @dataclass
 class RecordedRequest:
     method: str
@@ -227,7 +239,12 @@ class ProviderReplayServer:
         self.default: Reply | None = None
         self.by_key: dict[str, Reply] = {}
         self.queue: deque[Reply] = deque()
+        # Picks the reply by what a request asks (its path and JSON body) before the queue
+        # and the per-key replies, for requests sent at once in no known order; None falls
+        # through to them.
+        self.chooser: Callable[[str, Any], Reply | None] | None = None
         self.requests: list[RecordedRequest] = []
+        self.listing: ModelListing | None = None  # what GET requests are answered with
         self._runner: web.AppRunner | None = None
         self.port: int = 0
 
@@ -251,6 +268,7 @@ class ProviderReplayServer:
     async def __aenter__(self) -> ProviderReplayServer:
         app = web.Application()
         app.router.add_route("POST", "/{tail:.*}", self._handle)
+        app.router.add_route("GET", "/{tail:.*}", self._list)
         self._runner, self.port = await serve_on_loopback(app)
         return self
 
@@ -259,7 +277,10 @@ class ProviderReplayServer:
             await self._runner.cleanup()
 
     # ---- serving ------------------------------------------------------------------
-    def _choose(self, key: str | None) -> Reply | None:
+    def _choose(self, key: str | None, path: str, payload: Any) -> Reply | None:
+        chosen = self.chooser(path, payload) if self.chooser is not None else None
+        if chosen is not None:
+            return chosen
         if self.queue:
             return self.queue.popleft()
         if key is not None and key in self.by_key:
@@ -277,12 +298,32 @@ class ProviderReplayServer:
                                  dict(request.headers), payload, key)
         self.requests.append(record)
         refused = next((r for rule in self.rules if (r := rule.refusal(request.path, payload)) is not None), None)
-        reply = refused or self._choose(key)
+        reply = refused or self._choose(key, request.path, payload)
         if reply is None:
             return web.Response(status=500, text="replay server: no reply scripted")
         if refused is None:
             for rule in self.rules:
                 reply = rule.shaped(request.path, payload, reply)
+        return await self._serve(request, reply, record)
+
+    async def _list(self, request: web.Request) -> web.StreamResponse:
+        """A model list's page (`listing`); a server without one has no such route."""
+        record = RecordedRequest(request.method, request.path, dict(request.query), dict(request.headers),
+                                 None, _api_key(request))
+        self.requests.append(record)
+        if self.listing is None:
+            return web.Response(status=404, text="replay server: no model list scripted")
+        reply = self.listing.page(request.path, request.query)
+        if reply.cut_after_bytes is not None or reply.random_pieces is not None or reply.event_delay:
+            return await self._serve(request, reply, record)
+        if reply.first_byte_delay:
+            await asyncio.sleep(reply.first_byte_delay)
+        # One write: a list is one JSON document, not events (splitting megabytes into
+        # events byte by byte would take the fake longer than the client's patience).
+        return web.Response(status=reply.status, body=reply.body,
+                            headers={"Content-Type": reply.content_type, **reply.headers})
+
+    async def _serve(self, request: web.Request, reply: Reply, record: RecordedRequest) -> web.StreamResponse:
         if reply.first_byte_delay:
             await asyncio.sleep(reply.first_byte_delay)
         if reply.status != 200 and reply.cut_after_bytes is None and reply.cut_after_events is None:

@@ -99,7 +99,10 @@ FAMILIES = {
 SEARCH_FORM = {
     "gemini": lambda body: {"googleSearch": {}} in body.get("tools", []),
     "anthropic": lambda body: any(tool.get("type") == "web_search_20250305" for tool in body.get("tools", [])),
-    "openrouter": lambda body: [plugin.get("id") for plugin in body.get("plugins", [])] == ["web"],
+    # A model that takes tools (none listed otherwise) searches through the server tool; the
+    # `web` plugin it replaced is not sent beside it.
+    "openrouter": lambda body: "plugins" not in body and [tool["type"] for tool in body.get("tools", [])
+                                                          ] == ["openrouter:web_search"],
     "openai": lambda body: {"type": "web_search"} in body.get("tools", []) and body["max_tool_calls"] == 3,
 }
 
