@@ -5,6 +5,8 @@ and what the Responses API refuses is healed where it names one parameter."""
 
 from __future__ import annotations
 
+import json
+
 from providers import ChatRequest, Message, create_adapter, normalized_stream
 from providers.client_pool import ClientPool
 from providers.endpoint_check import EndpointPolicy
@@ -33,20 +35,39 @@ def chat(server, model: str) -> OpenAICompatAdapter:
     return OpenAICompatAdapter("openai", api_key="sk-test", model=model, base_url=f"{server.url}/v1", timeout=10)
 
 
-async def test_gpt_5_5_refuses_tools_with_an_effort_on_chat_completions_and_answers_on_responses():
+async def test_gpt_5_5_loses_the_asked_effort_on_chat_completions_and_keeps_it_on_responses():
+    """The refusal names `reasoning_effort`: the chat path heals by dropping it, so the
+    answer comes without the reasoning asked for; the Responses adapter sends both at once."""
     async with ProviderReplayServer(rules=RULES) as server:
         server.reply(Reply(body=fx.sse_body(fx.TEXT)))
-        failed = await stream(chat(server, "gpt-5.5"), WITH_TOOLS)
+        downgraded = await stream(chat(server, "gpt-5.5"), WITH_TOOLS)
+        sent = [(request.path, request.json.get("reasoning_effort")) for request in server.requests]
         server.reply(Reply(body=rx.sse_body(rx.TEXT)))
         adapter = create_adapter("openai", api_key="sk-test", model="gpt-5.5", base_url=f"{server.url}/v1")
         assert isinstance(adapter, OpenAIResponsesAdapter)
         answered = await stream(adapter, WITH_TOOLS)
-    assert (failed.error.status, failed.error.kind) == (400, "request_refused")
-    assert failed.error.message == ("Function tools with reasoning_effort are not supported for gpt-5.5 in "
-                                    "/v1/chat/completions. Please use /v1/responses instead.")
+    assert downgraded.error is None
+    assert sent == [("/v1/chat/completions", "high"), ("/v1/chat/completions", None)]
     assert (answered.error, answered.text) == (None, "Hello there.")
+    assert server.requests[-1].path == "/v1/responses"
     body = server.requests[-1].json
     assert (body["reasoning"]["effort"], [t["name"] for t in body["tools"]]) == ("high", ["get_time", "get_weather"])
+
+
+async def test_the_chat_completions_refusal_is_openais_own_wording():
+    """Without healing (a second refusal would be the third request), the 400 reads as
+    OpenAI words it for gpt-5.4 and 5.5."""
+    rule = ChatCompletionsToolsWithReasoning()
+    body = {"model": "gpt-5.4", "reasoning_effort": "low", "tools": [{"type": "function", "function": {}}]}
+    refused = rule.refusal("/v1/chat/completions", body)
+    assert refused is not None and refused.status == 400
+    assert json.loads(refused.body)["error"] == {
+        "message": "Function tools with reasoning_effort are not supported for gpt-5.4 in /v1/chat/completions. "
+                   "Please use /v1/responses instead.",
+        "type": "invalid_request_error", "param": "reasoning_effort", "code": None}
+    assert rule.refusal("/v1/chat/completions", {**body, "reasoning_effort": "none"}) is None
+    assert rule.refusal("/v1/chat/completions", {**body, "model": "gpt-5.1"}) is None
+    assert rule.refusal("/v1/responses", body) is None
 
 
 async def test_gpt_5_6_on_chat_completions_fails_without_an_effort_and_loses_an_asked_one():
