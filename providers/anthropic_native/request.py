@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from providers.continuation import CONTINUE_ASK, ends_with_partial_answer
+from providers.effort import DEFAULT_BUDGETS, effort_for_budget
 from providers.model_capabilities import ModelCapabilities
 from providers.speaker import with_speaker
 from providers.types import (
@@ -40,7 +41,7 @@ from providers.types import (
 DEFAULT_MAX_TOKENS = 4096
 # The API refuses budgets under 1024 tokens and requires max_tokens > budget_tokens.
 MIN_THINKING_BUDGET = 1024
-EFFORT_BUDGETS = {"low": 2048, "medium": 8192, "high": 16384}
+EFFORT_BUDGETS = DEFAULT_BUDGETS
 # FunctionCall.provider_fields key holding the signed thinking blocks to send back.
 THINKING_BLOCKS = "anthropic_thinking_blocks"
 # Anthropic's web search server tool: the API runs the searches itself and the answer
@@ -61,11 +62,6 @@ def thinking_budget(request: ChatRequest) -> int | None:
     if request.reasoning_effort:
         return EFFORT_BUDGETS.get(request.reasoning_effort.lower())
     return None
-
-
-def effort_of(budget: int) -> str:
-    """The adaptive form's effort for a token budget (the inverse of EFFORT_BUDGETS)."""
-    return next((effort for effort, most in EFFORT_BUDGETS.items() if budget <= most), "high")
 
 
 def _tool_use_block(call: FunctionCall, index: int) -> dict[str, Any]:
@@ -217,7 +213,7 @@ def _thinking(arguments: dict[str, Any], capabilities: ModelCapabilities, budget
     arguments["thinking"] = {"type": "adaptive"}
     if reasoning.summarized:
         arguments["thinking"]["display"] = "summarized"
-    arguments["output_config"] = {"effort": effort_of(budget)}
+    arguments["output_config"] = {"effort": effort_for_budget(budget, EFFORT_BUDGETS)}
 
 
 def build_arguments(request: ChatRequest, capabilities: ModelCapabilities) -> dict[str, Any]:

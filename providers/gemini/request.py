@@ -40,6 +40,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from providers.effort import effort_for_budget
 from providers.model_capabilities import ModelCapabilities, Reasoning
 from providers.speaker import with_speaker
 from providers.types import (
@@ -170,11 +171,6 @@ def _level(reasoning: Reasoning, effort: str) -> str:
     return order[min(above) if above else max(taken)]
 
 
-def _effort_of_budget(budget: int) -> str:
-    """An effort word for a token budget (the inverse of EFFORT_BUDGETS)."""
-    return next((effort for effort, most in EFFORT_BUDGETS.items() if budget <= most), "high")
-
-
 def thinking_config(request: ChatRequest, reasoning: Reasoning) -> dict[str, Any] | None:
     """Thinking with thought summaries when reasoning was asked for, in the model's form: a
     token budget (Gemini 2.5) or a thinking level (Gemini 3 and later, where a budget is
@@ -185,7 +181,7 @@ def thinking_config(request: ChatRequest, reasoning: Reasoning) -> dict[str, Any
     if reasoning.form == "level":
         if budget is not None and budget <= 0:
             return None  # "no thinking" has no level: the model's default stands
-        word = effort if budget is None else _effort_of_budget(budget)
+        word = effort if budget is None else effort_for_budget(budget, EFFORT_BUDGETS)
         return {"thinkingLevel": _level(reasoning, word), "includeThoughts": True}
     if budget is not None:
         return {"thinkingBudget": int(budget), "includeThoughts": budget != 0}

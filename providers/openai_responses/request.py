@@ -22,8 +22,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from providers.anthropic_native.request import effort_of
 from providers.continuation import CONTINUE_ASK
+from providers.effort import effort_for_budget
 from providers.model_capabilities import ModelCapabilities
 from providers.speaker import with_speaker
 from providers.types import (
@@ -147,7 +147,7 @@ def reasoning_effort(request: ChatRequest, capabilities: ModelCapabilities) -> s
     if reasoning is None:
         return None
     if request.thinking_budget is not None and request.thinking_budget > 0:
-        effort: str | None = effort_of(request.thinking_budget)
+        effort: str | None = effort_for_budget(request.thinking_budget)
     else:
         effort = (request.reasoning_effort or "").strip().lower() or None
     return effort if effort in reasoning.efforts else None

@@ -87,14 +87,14 @@ async def test_metrics_show_the_answer_timings_and_shared_clients(
         await run.wait_for(lambda: bool(plain_answer_messages(fake)))
         during = await samples(port)
         await run.wait_for(lambda: delivered(fake, text))
-        [shared] = [c for k, c in bot.clients.shared().items() if k.family == "openai_compat"]  # the HTTP client
-        held = list(bot.clients.shared().values())  # with the keyless SDK client on it
+        [shared] = [c for k, c in bot.access.clients.shared().items() if k.family == "openai_compat"]  # the HTTP client
+        held = list(bot.access.clients.shared().values())  # with the keyless SDK client on it
         # A second turn with another key of the same endpoint reuses the same clients.
         await _configure_keys(bot, fake, ("sk-member-two",))
         await fake.send_user_message(f"<@{fake.bot_user['id']}> again", mention_bot=True)
         await run.wait_for(lambda: len(plain_answer_messages(fake)) == 2
                            and "▌" not in plain_answer_messages(fake)[-1].content)
-        assert list(bot.clients.shared().values()) == held and not shared.is_closed
+        assert list(bot.access.clients.shared().values()) == held and not shared.is_closed
         await run.wait_for(lambda: len(bot.load.answers) == 0)  # the turn ends just after its last edit
         after = await samples(port)
     assert [r.api_key for r in server.requests] == ["sk-pool-first", "sk-member-two"]
