@@ -139,7 +139,11 @@ class ToolLoop:
             result = await run_stream(normalized_stream(adapter, follow), delivery, interrupt,
                                       keep_open_for_calls=tools_offered, limits=limits, provider=adapter.provider)
             usage = result.usage = add_usage(usage, result.usage)
-            result.sources[:0], result.searches[:0] = earlier.sources, earlier.searches  # the answer's, in order
+            # The answer's, in order: what each response searched, cited and reasoned (the
+            # reasoning that led to a call is the first the Reasoning button and the log show).
+            result.sources[:0], result.searches[:0] = earlier.sources, earlier.searches
+            result.thoughts[:0], result.captured_blocks[:0] = earlier.thoughts, earlier.captured_blocks
+            result.thoughts_cut = result.thoughts_cut or earlier.thoughts_cut
         if result.status == "function_call":  # bounded and the model still wants tools: the
             with answer_ending(ending_of(result)):  # turn says so (a `function_call` result after the loop)
                 await delivery.finish()

@@ -7,6 +7,7 @@ the merged fields once, at the end.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from providers.done_report import count, usage_of
@@ -58,3 +59,20 @@ def openai_usage(usage: dict[str, Any]) -> Usage | None:
         reasoning_tokens=_detail(usage, "completion_tokens_details", "reasoning_tokens"),
         cached_input_tokens=cached, total_tokens=count(usage.get("total_tokens")),
     )
+
+
+def searched_usage(fields: dict[str, Any], searched: bool, *, once: bool, cited: bool) -> Usage | None:
+    """The stream's usage (`fields`, merged), with the searches the request's native search made.
+
+    What OpenRouter's usage reports (`web_search_requests`, `reported_searches`) is the
+    count. Without a report: the `web` plugin (`once`) searched once (it runs once per
+    request); the server tool, which the model calls 0 to N times, searched at least once
+    when the answer cites pages (`cited`: `url_citation`s), and is not counted otherwise
+    (nothing says it searched)."""
+    usage = openai_usage(fields)
+    if not searched:
+        return usage
+    searches = reported_searches(fields)
+    if searches is None and (once or cited):
+        searches = 1
+    return usage if searches is None else replace(usage or Usage(), searches=searches)

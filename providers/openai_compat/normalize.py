@@ -11,7 +11,7 @@ iteration ~20x slower than the bytes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import jiter
@@ -22,7 +22,7 @@ from providers.identity import Provider
 from providers.model_capabilities import ModelCapabilities
 from providers.openai_compat.capabilities import replays_streamed_reasoning
 from providers.openai_compat.citations import url_citations
-from providers.openai_compat.done import FINISH_REASONS, openai_usage, reported_searches
+from providers.openai_compat.done import FINISH_REASONS, searched_usage
 from providers.openai_compat.request import REASONING_CONTENT, REASONING_DETAILS
 from providers.openai_compat.tool_calls import PartialCall, accumulate_calls
 from providers.streaming import SSEEvent
@@ -38,7 +38,6 @@ from providers.types import (
     ProviderError,
     Source,
     ThoughtLogEntry,
-    Usage,
 )
 
 END_OF_BODY: SSEEvent = ("__end_of_body__", b"")
@@ -267,22 +266,6 @@ def _merge_reasoning_details(state: StreamState, items: Any, thoughts: list[Thou
 
 
 # ---- searches --------------------------------------------------------------------------------
-def _searched_usage(state: StreamState) -> Usage | None:
-    """The stream's usage, with the searches the request's native search made.
-
-    What OpenRouter's usage reports (`web_search_requests`, `done.reported_searches`) is the
-    count. Without a report: the `web` plugin searched once (it runs once per request); the
-    server tool, which the model calls 0 to N times, searched at least once when the answer
-    cites pages (`url_citation`), and is not counted otherwise (nothing says it searched)."""
-    usage = openai_usage(state.usage)
-    if not state.searched:
-        return usage
-    searches = reported_searches(state.usage)
-    if searches is None and (state.searches_once or state.sources):
-        searches = 1
-    return usage if searches is None else replace(usage or Usage(), searches=searches)
-
-
 # ---- the event --------------------------------------------------------------------------------
 def _choice_zero(choices: list) -> dict | None:
     for choice in choices:
@@ -323,7 +306,8 @@ def _done(state: StreamState, thoughts: list[ThoughtLogEntry], out: list) -> lis
     state.ended = True
     chunks = _materialize(state, thoughts, out)
     reason = finish_reason_of(state.finish_reason, FINISH_REASONS, made_calls=state.made_calls)
-    done = done_chunk(reason, _searched_usage(state), state.serving_provider)
+    usage = searched_usage(state.usage, state.searched, once=state.searches_once, cited=bool(state.sources))
+    done = done_chunk(reason, usage, state.serving_provider)
     # OpenRouter does not say what it searched for: `searches` stays None.
     done.sources = list(state.sources) if state.sources else None
     chunks.append(done)
