@@ -36,6 +36,28 @@ USAGE = 'usage: python -m bot ask "your question"  (or: make ask Q="your questio
 SYSTEM_PROMPT = "You are a helpful assistant. Today is {date}."
 
 
+def terminal_settings() -> Settings | None:
+    """The settings as `python -m bot` reads them, minus DISCORD_TOKEN, for a command run in
+    a terminal, with logging set up for it; None when a setting is wrong or missing (its
+    one line printed on stderr).
+
+    The turn's own warnings and errors (never a key) go to stderr; its info lines would
+    bury what the command prints, so they show only when LOG_LEVEL asks for DEBUG."""
+    try:
+        settings = load_settings()
+    except SettingsError as exc:
+        print(exc, file=sys.stderr)
+        return None
+    missing = missing_setting(settings)
+    if missing is not None:
+        print(missing, file=sys.stderr)
+        return None
+    level = logging.getLevelNamesMapping()[settings.LOG_LEVEL]
+    logging.basicConfig(level=level if level <= logging.DEBUG else max(level, logging.WARNING),
+                        format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    return settings
+
+
 def missing_setting(settings: Settings) -> str | None:
     """The one line naming what the default route still lacks, or None when it is complete
     (a partly set route: the same line `python -m bot` refuses to start with)."""
@@ -118,20 +140,9 @@ def ask_main(argv: list[str]) -> int:
     if not question:
         print(USAGE, file=sys.stderr)
         return EXIT_SETTINGS
-    try:
-        settings = load_settings()
-    except SettingsError as exc:
-        print(exc, file=sys.stderr)
+    settings = terminal_settings()
+    if settings is None:
         return EXIT_SETTINGS
-    missing = missing_setting(settings)
-    if missing is not None:
-        print(missing, file=sys.stderr)
-        return EXIT_SETTINGS
-    # The turn's own warnings and errors (never a key) go to stderr; its info lines would
-    # bury the answer, so they show only when LOG_LEVEL asks for DEBUG.
-    level = logging.getLevelNamesMapping()[settings.LOG_LEVEL]
-    logging.basicConfig(level=level if level <= logging.DEBUG else max(level, logging.WARNING),
-                        format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     try:
         return asyncio.run(ask(settings, question, sys.stdout, sys.stderr, terminal_locale()))
     except KeyboardInterrupt:

@@ -145,6 +145,20 @@ def internal_failure(*, provider: str | None, message: str, code: str) -> Provid
                          provider=provider, kind="request_refused")
 
 
+def classify_stream_error(*, provider: str, body: Any) -> ProviderError:
+    """An error payload inside a 200 stream, classified exactly like the same body on the
+    HTTP path; the HTTP status some providers put in it (`status_code`, `status`) counts."""
+    inner = body.get("error", body) if isinstance(body, Mapping) else body
+    status = None
+    if isinstance(inner, Mapping):
+        for key in ("status_code", "status"):
+            value = inner.get(key)
+            if isinstance(value, int) and not isinstance(value, bool):
+                status = value
+                break
+    return classify_error_body(provider=provider, body=body, status=status)
+
+
 def classify_error_body(
     *, provider: str, body: Any, status: int | None = None, original_error: Any = None,
     keep_body: bool = False,

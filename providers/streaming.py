@@ -23,6 +23,11 @@ from providers.types import ProviderError
 SSEEvent = tuple[str | None, bytes]
 """`(event name or None, data)`; data lines are joined with `\\n`, as the SSE format says."""
 
+END_OF_BODY: SSEEvent = ("__end_of_body__", b"")
+"""What an OpenAI-style adapter feeds its normalizer after the body's last byte."""
+READ_FAILURE = "__failure__"
+"""Event name of `(READ_FAILURE, exception)`: the transport failed while reading the body."""
+
 PieceReader = Callable[[], Awaitable[bytes]]
 """The next piece of a response body as it came off the network; `b""` once it ended.
 

@@ -12,17 +12,16 @@ line naming the setting, as `ask` says it).
 from __future__ import annotations
 
 import asyncio
-import logging
 import sys
 from typing import TextIO
 
-from bot.ask import EXIT_SETTINGS, missing_setting, route_line, terminal_locale
+from bot.ask import EXIT_SETTINGS, route_line, terminal_locale, terminal_settings
 from bot.check.reply import BULLET, route_title
 from bot.check.route import Refused, server_route
 from bot.check.run import CheckReport, check_route
 from bot.check.table import check_table
 from bot.load.config_cache import ConfigSnapshot
-from bot.settings import Settings, SettingsError, load_settings
+from bot.settings import Settings
 from bot.turn import EnvironmentCredentials
 from bot.turn.access import ProviderAccess
 from providers.client_pool import ClientPool
@@ -68,18 +67,9 @@ def check_main(argv: list[str]) -> int:
     if argv:
         print(USAGE, file=sys.stderr)
         return EXIT_SETTINGS
-    try:
-        settings = load_settings()
-    except SettingsError as exc:
-        print(exc, file=sys.stderr)
+    settings = terminal_settings()
+    if settings is None:
         return EXIT_SETTINGS
-    missing = missing_setting(settings)
-    if missing is not None:
-        print(missing, file=sys.stderr)
-        return EXIT_SETTINGS
-    level = logging.getLevelNamesMapping()[settings.LOG_LEVEL]
-    logging.basicConfig(level=level if level <= logging.DEBUG else max(level, logging.WARNING),
-                        format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     try:
         return asyncio.run(check(settings, sys.stdout, sys.stderr, terminal_locale()))
     except KeyboardInterrupt:

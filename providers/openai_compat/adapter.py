@@ -10,56 +10,33 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 
 from providers.openai_compat.normalize import (
-    END_OF_BODY,
-    FAILURE,
     fail,
     new_stream_state,
     process_event,
 )
 from providers.openai_compat.request import build_request, searches_here, untyped_arguments
 from providers.openai_compat.sdk import OpenAISdkAdapter
-from providers.streaming import SSEDecoder
+from providers.streaming import READ_FAILURE
 from providers.types import ChatRequest, ProcessedChunk, RawStreamChunk
 
 
 class OpenAICompatAdapter(OpenAISdkAdapter):
     """One configured model on one chat-completions endpoint; holds no per-stream state."""
 
-    async def start_stream(self, request: ChatRequest) -> AsyncIterator[RawStreamChunk]:
-        """Send the request; yield one RawStreamChunk per SSE event, then an end marker.
-
-        Every chunk carries the same `metadata` dict holding this stream's state, so
-        `process_chunk` stays a function of its argument.
-        """
+    def start_stream(self, request: ChatRequest) -> AsyncIterator[RawStreamChunk]:
+        """The request sent, its body as one RawStreamChunk per SSE event, then an end marker
+        (`OpenAISdkAdapter._relay`)."""
         state = new_stream_state(self.capabilities, request, verbatim_tool_calling=self.verbatim_tool_calling,
                                  web_search=searches_here(self.capabilities, request))
-        shared = {"stream": state}
-        provider = self.provider
         arguments = untyped_arguments(build_request(self.capabilities, request))
-        manager, response = await self._open(self._sdk().chat.completions.with_streaming_response.create,
-                                             arguments)
-        try:
-            decoder = SSEDecoder()
-            try:
-                read = self._paced(self._body(response.http_response))
-                while piece := await read():
-                    for event in decoder.feed(piece):
-                        yield RawStreamChunk(event, provider, shared)
-            except Exception as exc:  # noqa: BLE001 - becomes held text + an error chunk
-                yield RawStreamChunk((FAILURE, exc), provider, shared)
-                return
-            for event in decoder.finish():
-                yield RawStreamChunk(event, provider, shared)
-            yield RawStreamChunk(END_OF_BODY, provider, shared)
-        finally:
-            await manager.__aexit__(None, None, None)
+        return self._relay(self._sdk().chat.completions.with_streaming_response.create, arguments, {"stream": state})
 
     def process_chunk(self, raw: RawStreamChunk) -> Sequence[ProcessedChunk]:
         """Synchronous; all state it touches is the stream's own (`raw.metadata["stream"]`)."""
         state = (raw.metadata or {}).get("stream")
         if state is None:
             raise ValueError("process_chunk needs a RawStreamChunk made by this adapter's start_stream")
-        if raw.data[0] == FAILURE:
+        if raw.data[0] == READ_FAILURE:
             return fail(state, self.handle_provider_error(raw.data[1]))
         return process_event(state, raw.data)
 

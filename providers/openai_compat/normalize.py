@@ -17,7 +17,11 @@ from typing import Any
 import jiter
 
 from providers.done_report import done_chunk, finish_reason_of, merge_report
-from providers.errors import STREAM_INTERRUPTED, classify_error_body, classify_failure
+from providers.errors import (
+    STREAM_INTERRUPTED,
+    classify_failure,
+    classify_stream_error,
+)
 from providers.identity import Provider
 from providers.model_capabilities import ModelCapabilities
 from providers.openai_compat.capabilities import replays_streamed_reasoning
@@ -25,7 +29,7 @@ from providers.openai_compat.citations import url_citations
 from providers.openai_compat.done import FINISH_REASONS, searched_usage
 from providers.openai_compat.request import REASONING_CONTENT, REASONING_DETAILS
 from providers.openai_compat.tool_calls import PartialCall, accumulate_calls
-from providers.streaming import SSEEvent
+from providers.streaming import END_OF_BODY, SSEEvent
 from providers.text.json_repair import parse_tool_arguments
 from providers.text.reasoning_tags import find_trailing_tag_prefix
 from providers.text.spill_guard import ReasoningContentSpillGuard
@@ -39,11 +43,6 @@ from providers.types import (
     Source,
     ThoughtLogEntry,
 )
-
-END_OF_BODY: SSEEvent = ("__end_of_body__", b"")
-"""What the adapter feeds after the body's last byte when no `[DONE]` came."""
-FAILURE = "__failure__"
-"""Event name of `(FAILURE, exception)`: the transport failed while reading the body."""
 
 
 @dataclass(slots=True)
@@ -114,15 +113,7 @@ def _error_chunk(state: StreamState, err: ProviderError) -> ProcessedChunk:
 
 def _body_error(state: StreamState, body: Any) -> ProcessedChunk:
     """A mid-stream error payload, classified exactly like the same body on the HTTP path."""
-    inner = body.get("error", body) if isinstance(body, dict) else body
-    status = None
-    if isinstance(inner, dict):
-        for key in ("status_code", "status"):
-            value = inner.get(key)
-            if isinstance(value, int) and not isinstance(value, bool):
-                status = value
-                break
-    return _error_chunk(state, classify_error_body(provider=state.provider, body=body, status=status))
+    return _error_chunk(state, classify_stream_error(provider=state.provider, body=body))
 
 
 def interrupted(state: StreamState, message: str) -> ProcessedChunk:

@@ -9,6 +9,7 @@ keyless SDK client shared per endpoint, the healed send, and error classificatio
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import httpx2
@@ -25,8 +26,8 @@ from providers.model_list import MAX_PAGE_BYTES, ModelPage, decode_page
 from providers.openai_compat import model_list
 from providers.openai_compat.request import DEFAULT_BASE_URLS
 from providers.sdk_adapter import DEFAULT_TIMEOUT, SdkStreamAdapter, read_at_most
-from providers.streaming import classify_transport_error
-from providers.types import ProviderError
+from providers.streaming import END_OF_BODY, READ_FAILURE, SSEDecoder, classify_transport_error
+from providers.types import ProviderError, RawStreamChunk
 
 DEFAULT_CONNECT_TIMEOUT = 10.0
 # The SDK client holds no key: it is shared by every attempt on one endpoint (a new one per
@@ -137,6 +138,31 @@ class OpenAISdkAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
         async with self._sdk().models.with_streaming_response.list(**self._auth) as response:
             body, cut = await read_at_most(self._body(response.http_response), MAX_PAGE_BYTES)
         return model_list.page_of(decode_page(body, cut), cut)
+
+    async def _relay(self, create: Any, body: dict[str, Any], shared: dict[str, Any]) -> AsyncIterator[RawStreamChunk]:
+        """Open `create` for `body` (`_open`), then its body as one RawStreamChunk per SSE
+        event, each carrying `shared` (the stream's state, so `process_chunk` stays a
+        function of its argument), then END_OF_BODY; a transport failure while reading
+        becomes a `(READ_FAILURE, exception)` chunk after what was read. The response is
+        closed however the body ends. The adapters' `start_stream` returns this generator
+        itself: one generator layer per event, as a hot path wants."""
+        manager, response = await self._open(create, body)
+        provider = self.provider
+        try:
+            decoder = SSEDecoder()
+            try:
+                read = self._paced(self._body(response.http_response))
+                while piece := await read():
+                    for event in decoder.feed(piece):
+                        yield RawStreamChunk(event, provider, shared)
+            except Exception as exc:  # noqa: BLE001 - becomes held text + an error chunk
+                yield RawStreamChunk((READ_FAILURE, exc), provider, shared)
+                return
+            for event in decoder.finish():
+                yield RawStreamChunk(event, provider, shared)
+            yield RawStreamChunk(END_OF_BODY, provider, shared)
+        finally:
+            await manager.__aexit__(None, None, None)
 
     def _refusal(self, exc: BaseException) -> Refusal | None:
         if isinstance(exc, openai.APIStatusError):

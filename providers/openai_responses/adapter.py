@@ -12,53 +12,32 @@ from collections.abc import AsyncIterator, Sequence
 
 from providers.openai_compat.sdk import OpenAISdkAdapter
 from providers.openai_responses.events import (
-    END_OF_BODY,
-    FAILURE,
     ResponsesStream,
     fail,
     new_stream,
     process_event,
 )
 from providers.openai_responses.request import build_body, untyped_arguments
-from providers.streaming import SSEDecoder
+from providers.streaming import READ_FAILURE
 from providers.types import ChatRequest, ProcessedChunk, RawStreamChunk
 
 
 class OpenAIResponsesAdapter(OpenAISdkAdapter):
     """One configured model on one Responses endpoint; holds no per-stream state."""
 
-    async def start_stream(self, request: ChatRequest) -> AsyncIterator[RawStreamChunk]:
-        """Send the request; yield one RawStreamChunk per SSE event, then an end marker.
-
-        Every chunk carries the same `metadata` dict holding this stream's state, so
-        `process_chunk` stays a function of its argument.
-        """
-        provider = self.provider
-        shared = {"stream": new_stream(provider)}
+    def start_stream(self, request: ChatRequest) -> AsyncIterator[RawStreamChunk]:
+        """The request sent, its body as one RawStreamChunk per SSE event, then an end marker
+        (`OpenAISdkAdapter._relay`)."""
         arguments = untyped_arguments(build_body(request, self.capabilities))
-        manager, response = await self._open(self._sdk().responses.with_streaming_response.create, arguments)
-        try:
-            decoder = SSEDecoder()
-            try:
-                read = self._paced(self._body(response.http_response))
-                while piece := await read():
-                    for event in decoder.feed(piece):
-                        yield RawStreamChunk(event, provider, shared)
-            except Exception as exc:  # noqa: BLE001 - becomes an error chunk after what was delivered
-                yield RawStreamChunk((FAILURE, exc), provider, shared)
-                return
-            for event in decoder.finish():
-                yield RawStreamChunk(event, provider, shared)
-            yield RawStreamChunk(END_OF_BODY, provider, shared)
-        finally:
-            await manager.__aexit__(None, None, None)
+        return self._relay(self._sdk().responses.with_streaming_response.create, arguments,
+                           {"stream": new_stream(self.provider)})
 
     def process_chunk(self, raw: RawStreamChunk) -> Sequence[ProcessedChunk]:
         """Synchronous; all state it touches is the stream's own (`raw.metadata["stream"]`)."""
         state = (raw.metadata or {}).get("stream")
         if not isinstance(state, ResponsesStream):
             raise ValueError("process_chunk needs a RawStreamChunk made by this adapter's start_stream")
-        if raw.data[0] == FAILURE:
+        if raw.data[0] == READ_FAILURE:
             return fail(state, self.handle_provider_error(raw.data[1]))
         return process_event(state, raw.data)
 

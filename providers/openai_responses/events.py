@@ -36,9 +36,13 @@ from typing import Any
 import jiter
 
 from providers.done_report import count, done_chunk, finish_reason_of, usage_of
-from providers.errors import STREAM_INTERRUPTED, classify_error_body, classify_failure
+from providers.errors import (
+    STREAM_INTERRUPTED,
+    classify_failure,
+    classify_stream_error,
+)
 from providers.openai_responses.request import REASONING_ITEMS
-from providers.streaming import SSEEvent
+from providers.streaming import END_OF_BODY, SSEEvent
 from providers.text.json_repair import parse_tool_arguments
 from providers.types import (
     FinishReason,
@@ -50,11 +54,6 @@ from providers.types import (
     Usage,
 )
 
-END_OF_BODY: SSEEvent = ("__end_of_body__", b"")
-"""What the adapter feeds after the body's last byte."""
-FAILURE = "__failure__"
-"""Event name of `(FAILURE, exception)`: the transport failed while reading the body."""
-# Why an incomplete response stopped (`incomplete_details.reason`), in the contract's words.
 INCOMPLETE_REASONS: dict[str, FinishReason] = {
     "max_output_tokens": "length",
     "content_filter": "content_filter",
@@ -116,15 +115,7 @@ def _provider_error(state: ResponsesStream, body: Any) -> list[ProcessedChunk]:
     the HTTP path."""
     if isinstance(body, dict) and not isinstance(body.get("error"), dict):
         body = {"error": {key: value for key, value in body.items() if key not in ("type", "sequence_number")}}
-    inner = body.get("error") if isinstance(body, dict) else None
-    status = None
-    if isinstance(inner, dict):
-        for key in ("status_code", "status"):
-            value = inner.get(key)
-            if isinstance(value, int) and not isinstance(value, bool):
-                status = value
-                break
-    return _error(state, classify_error_body(provider=state.provider, body=body, status=status))
+    return _error(state, classify_stream_error(provider=state.provider, body=body))
 
 
 # ---- text and thoughts ---------------------------------------------------------------------------

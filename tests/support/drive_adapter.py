@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from providers.adapter import create_adapter, normalized_stream
 from providers.endpoint_check import EndpointPolicy
+from providers.streaming import END_OF_BODY, READ_FAILURE
 from providers.types import (
     CHUNK_TYPES,
     ERROR_TYPES,
@@ -220,18 +221,18 @@ def native_raws(stream: Stream, pieces: list[bytes]) -> Iterator[RawStreamChunk]
 def openai_raws(stream: Stream, pieces: list[bytes]) -> Iterator[RawStreamChunk]:
     """What the chat-completions adapter's `start_stream` yields for these transport pieces."""
     from providers.capabilities import capabilities_of
-    from providers.openai_compat.normalize import END_OF_BODY, FAILURE, new_stream_state
+    from providers.openai_compat.normalize import new_stream_state
 
     capabilities = capabilities_of(stream.provider, connection(stream.provider, "")["model"])
     state = new_stream_state(capabilities, stream.request(), verbatim_tool_calling=stream.tools)
-    yield from _sse_raws(stream.provider, {"stream": state}, pieces, END_OF_BODY, FAILURE)
+    yield from _sse_raws(stream.provider, {"stream": state}, pieces, END_OF_BODY, READ_FAILURE)
 
 
 def responses_raws(stream: Stream, pieces: list[bytes]) -> Iterator[RawStreamChunk]:
     """What the Responses adapter's `start_stream` yields for these transport pieces."""
-    from providers.openai_responses.events import END_OF_BODY, FAILURE, new_stream
+    from providers.openai_responses.events import new_stream
 
-    yield from _sse_raws(stream.provider, {"stream": new_stream(stream.provider)}, pieces, END_OF_BODY, FAILURE)
+    yield from _sse_raws(stream.provider, {"stream": new_stream(stream.provider)}, pieces, END_OF_BODY, READ_FAILURE)
 
 
 def _sse_raws(provider: str, shared: dict[str, Any], pieces: list[bytes], end: Any,
