@@ -155,7 +155,7 @@ def _parts(state: GeminiStream, parts: list[Any]) -> list[ProcessedChunk]:
         if not isinstance(part, dict):
             raise ValueError("part is not an object")
         signature = part.get("thoughtSignature")
-        if any(key in part for key in SERVER_PART_KEYS):
+        if "toolCall" in part or "toolResponse" in part:  # SERVER_PART_KEYS, without a generator per part
             _server_part(state, part)
         if "functionCall" in part:
             if text or thoughts:
