@@ -29,7 +29,7 @@ from providers.error_description import describe_error
 from providers.healing import MAX_HEALS, Refusal, RefusalMemory, Route, heal
 from providers.http_transport import Transport, body_reader
 from providers.identity import Provider, provider_of
-from providers.model_capabilities import NO_HINTS, ModelCapabilities, RouteHints
+from providers.model_capabilities import ModelCapabilities
 from providers.model_list import (
     LIST_SECONDS,
     MAX_LISTED,
@@ -66,7 +66,7 @@ class SdkStreamAdapter(ABC, Generic[ClientT]):
     # Attributes the repr shows; never anything that holds a key.
     repr_fields: ClassVar[tuple[str, ...]] = ("model",)
     # Keyword options `create` passes on to the constructor; it drops all others.
-    option_names: ClassVar[frozenset[str]] = frozenset({"timeout", "clients", "capabilities", "hints"})
+    option_names: ClassVar[frozenset[str]] = frozenset({"timeout", "clients", "capabilities"})
 
     @classmethod
     def create(
@@ -82,7 +82,7 @@ class SdkStreamAdapter(ABC, Generic[ClientT]):
 
     def __init__(self, provider: Provider | str, *, model: str, timeout: float | None,
                  clients: ClientPool | None = None, capabilities: ModelCapabilities | None = None,
-                 hints: RouteHints = NO_HINTS, base_url: str | None = None) -> None:
+                 base_url: str | None = None) -> None:
         self.provider = provider_of(provider)
         self.model = model
         # Whose refusals this adapter's requests heal and learn from (providers.healing):
@@ -90,7 +90,9 @@ class SdkStreamAdapter(ABC, Generic[ClientT]):
         self.route: Route = (self.provider.value, base_url, model)
         self._refusals = clients.refusals if clients is not None else RefusalMemory()
         # What the model takes, asked once: every request this adapter builds reads it.
-        self.capabilities = capabilities or capabilities_of(self.provider, model, hints)
+        # `create_adapter` hands them over, asked with the route's hints; a directly built
+        # adapter asks for the name's own.
+        self.capabilities = capabilities or capabilities_of(self.provider, model)
         self.timeout = timeout
         self._client: ClientT | None = None
         self._clients = clients

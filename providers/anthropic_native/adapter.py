@@ -32,7 +32,7 @@ from providers.client_pool import ClientKey, ClientPool
 from providers.healing import Refusal, refusal_of
 from providers.http_transport import sdk_http_client
 from providers.identity import Provider
-from providers.model_capabilities import NO_HINTS, ModelCapabilities, RouteHints
+from providers.model_capabilities import ModelCapabilities
 from providers.model_list import MAX_PAGE_BYTES, ModelPage, decode_page
 from providers.safe_transport import RedirectRefused
 from providers.sdk_adapter import (
@@ -58,10 +58,10 @@ class AnthropicAdapter(SdkStreamAdapter[anthropic.AsyncAnthropic]):
     def __init__(
         self, provider: Provider | str, *, api_key: str, model: str, base_url: str | None = None,
         timeout: float | None = DEFAULT_TIMEOUT, clients: ClientPool | None = None,
-        capabilities: ModelCapabilities | None = None, hints: RouteHints = NO_HINTS,
+        capabilities: ModelCapabilities | None = None,
     ) -> None:
         super().__init__(provider, model=model, timeout=timeout, clients=clients, capabilities=capabilities,
-                         hints=hints, base_url=base_url)
+                         base_url=base_url)
         self._client_options: dict[str, Any] = {
             "api_key": api_key, "base_url": base_url, "max_retries": 0, "timeout": timeout,
         }

@@ -48,7 +48,7 @@ from providers.gemini.sse import GeminiSSEDecoder
 from providers.healing import Refusal, refusal_of
 from providers.http_transport import Transport, sdk_http_client
 from providers.identity import Provider
-from providers.model_capabilities import NO_HINTS, ModelCapabilities, RouteHints
+from providers.model_capabilities import ModelCapabilities
 from providers.model_list import MAX_PAGE_BYTES, ModelPage, decode_page
 from providers.safe_transport import no_redirect_options, refuse_redirect_middleware
 from providers.sdk_adapter import (
@@ -111,16 +111,15 @@ class GeminiAdapter(SdkStreamAdapter[genai.Client]):
     """One configured client; every `start_stream` call makes its own stream state."""
 
     family = "gemini"
-    option_names = frozenset({"timeout", "api_version", "clients", "capabilities", "hints"})
+    option_names = frozenset({"timeout", "api_version", "clients", "capabilities"})
 
     def __init__(
         self, provider: Provider | str, *, api_key: str, model: str, base_url: str | None = None,
         timeout: float | None = DEFAULT_TIMEOUT, api_version: str = API_VERSION,
         clients: ClientPool | None = None, capabilities: ModelCapabilities | None = None,
-        hints: RouteHints = NO_HINTS,
     ) -> None:
         super().__init__(provider, model=model, timeout=timeout, clients=clients, capabilities=capabilities,
-                         hints=hints, base_url=base_url)
+                         base_url=base_url)
         self._api_key = api_key
         self._base_url = base_url
         # No HttpOptions.timeout: with aiohttp it is a *total* deadline that would cut

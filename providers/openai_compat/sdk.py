@@ -21,7 +21,7 @@ from providers.errors import classify_error_body, classify_failure, error_fields
 from providers.healing import Refusal, refusal_of
 from providers.http_transport import sdk_http_client
 from providers.identity import Provider
-from providers.model_capabilities import NO_HINTS, ModelCapabilities, RouteHints
+from providers.model_capabilities import ModelCapabilities
 from providers.model_list import MAX_PAGE_BYTES, ModelPage, decode_page
 from providers.openai_compat import model_list
 from providers.openai_compat.request import DEFAULT_BASE_URLS
@@ -51,7 +51,7 @@ class OpenAISdkAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
     repr_fields = ("provider", "model", "base_url")
     option_names = frozenset(
         {"timeout", "connect_timeout", "verbatim_tool_calling", "default_headers", "endpoint_policy", "clients",
-         "capabilities", "hints"}
+         "capabilities"}
     )
 
     def __init__(
@@ -68,7 +68,6 @@ class OpenAISdkAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
         endpoint_policy: EndpointPolicy | None = None,
         clients: ClientPool | None = None,
         capabilities: ModelCapabilities | None = None,
-        hints: RouteHints = NO_HINTS,
     ) -> None:
         identity = Provider(provider)
         if identity not in OPENAI_STYLE:
@@ -82,7 +81,7 @@ class OpenAISdkAdapter(SdkStreamAdapter[openai.AsyncOpenAI]):
         if not api_key and identity is not Provider.CUSTOM:
             raise ValueError(f"the {identity.value} provider needs an API key; only a custom endpoint may have none")
         super().__init__(identity, model=model, timeout=timeout, clients=clients, capabilities=capabilities,
-                         hints=hints, base_url=configured)
+                         base_url=configured)
         self._auth: dict[str, Any] = {"extra_headers": {
             "Authorization": f"Bearer {api_key}" if api_key else openai.Omit()}}
         self.base_url = base_url
