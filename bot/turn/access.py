@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
+from functools import partial
 
 from bot.catalog.cache import ModelCatalog
+from bot.catalog.routes import ListRoute
 from bot.repo import ModelTarget
 from bot.settings import Settings
 from providers.capabilities import capabilities_of
@@ -20,6 +22,7 @@ from providers.client_pool import ClientPool
 from providers.endpoint_check import EndpointPolicy
 from providers.healing import Refusal
 from providers.identity import Provider
+from providers.listing import list_models
 from providers.model_capabilities import NO_HINTS, ModelCapabilities, RouteHints
 
 
@@ -67,6 +70,17 @@ class ProviderAccess:
     def capabilities(self, target: ModelTarget) -> ModelCapabilities:
         """What `target`'s model takes, as its attempts will be told (`providers.capabilities`)."""
         return capabilities_of(target.provider, target.model, self.hints(target))
+
+    def learn(self, target: ModelTarget, secret: str) -> None:
+        """An OpenRouter attempt whose provider's list this process has not read (or read
+        long ago): one read starts in the background with this attempt's key, so later
+        attempts know what each model takes (this one never waits for it: it assumes
+        everything, as before). Other providers' lists say nothing a turn needs."""
+        if target.provider is not Provider.OPENROUTER or not secret:
+            return
+        route = ListRoute(target.provider, target.base_url, secret, target.operator_address)
+        self.catalog.models(route.key, partial(list_models, route.provider, api_key=secret, base_url=route.base_url,
+                                               endpoint_policy=self.policy_for(target), clients=self.clients))
 
     def refusals(self, target: ModelTarget) -> list[Refusal]:
         """What `target`'s provider refused so far in this process (healed, remembered)."""

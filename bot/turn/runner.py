@@ -118,6 +118,7 @@ async def _run_turn(ctx: TurnContext, request: ChatRequest, credentials: Credent
         if adapter is None:
             plan.skip_model(attempt)
             continue
+        ctx.access.learn(attempt.target, attempt.lease.secret)  # what its models take, for later attempts
         secrets.append(attempt.lease.secret)
         if failure is not None:
             await _supersede(failure, attempt)

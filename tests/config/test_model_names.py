@@ -236,3 +236,30 @@ async def test_openrouters_listed_parameters_reach_the_capabilities_of_a_turn(fa
     assert (chat_only.tools, chat_only.web_search, chat_only.reasoning) == (False, "openrouter_plugin", None)
     agent = open_adapter(dataclasses.replace(target, model="vendor/agent"), lease, False, bot.access).capabilities
     assert (agent.tools, agent.web_search) == (True, "openrouter_server_tool")
+
+
+async def test_an_openrouter_turn_reads_the_list_for_the_next_one(fake_discord, bot_factory, provider_server):
+    """After a restart nothing is known of OpenRouter's models: the first turn assumes
+    everything (and is not held up), and reads the list with its own key in the
+    background, so the next turn of a model that takes no tools gets the web plugin."""
+    from tests.support.data_openai import openai_stream
+    from tests.turn.test_turn_discord import ask
+
+    fake, server = fake_discord, provider_server
+    base = f"{server.url}/api/v1"
+    server.listing = OpenRouterModels({"vendor/chat-only": ["temperature", "max_tokens"]})
+    server.reply(openai_stream("Plain answer."))
+    key = "sk-or-operator-env-7d1e"
+    bot = bot_factory(DEFAULT_TEXT_PROVIDER="openrouter", DEFAULT_TEXT_MODEL="vendor/chat-only",
+                      DEFAULT_TEXT_BASE_URL=base, DEFAULT_TEXT_API_KEYS=key)
+    async with running_bot(fake, bot) as run:
+        await ask(fake, "hello?")
+        await run.wait_for(lambda: any(r.path == "/api/v1/models" for r in server.requests))
+        await run.wait_for(lambda: bool(bot.access.catalog.kept(ListRoute(Provider.OPENROUTER, base, key).key)))
+        await ask(fake, "hello again?")
+        await run.wait_for(lambda: len([r for r in server.requests if r.path.endswith("/chat/completions")]) == 2)
+    first, second = [r for r in server.requests if r.path.endswith("/chat/completions")]
+    assert "tools" in first.json  # nothing known yet: the model was assumed to take tools
+    assert "tools" not in second.json  # the list said it takes none: the bot's tools are not declared
+    [listed] = [r for r in server.requests if r.path == "/api/v1/models"]
+    assert listed.api_key == key  # read once, with the turn's own key
