@@ -110,8 +110,9 @@ def pinned(argv: list[str]) -> list[str]:
 
 # ---- the replay provider, in its own process -------------------------------------------------
 async def serve_provider(seconds: float) -> None:
-    """`--serve-provider`: trickle every request; print the port, then one JSON line per
-    answer as its stream starts (the question's tag and the answer's pieces)."""
+    """`--serve-provider`: trickle every answer request; print the port, then one JSON line
+    per answer as its stream starts (the question's tag and the answer's pieces). Other
+    requests (the bot reading OpenRouter's model list) get the server's 404."""
     trickle = Trickle(seconds=seconds)
     async with ProviderReplayServer() as server:
         server.enqueue(Reply(trickle=WARMUP))
@@ -121,6 +122,9 @@ async def serve_provider(seconds: float) -> None:
         stdin_closed = asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
         while not stdin_closed.done():
             for record in server.requests[reported:]:
+                if record.method != "POST":  # the bot reading the model list: not an answer
+                    reported += 1
+                    continue
                 if record.text is None:
                     break
                 tag = QUESTION_TAG.search(json.dumps((record.json or {}).get("messages", [None])[-1]))
