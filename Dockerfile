@@ -12,12 +12,18 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
-# Dependencies (pinned in pyproject.toml) and the packages.
-COPY pyproject.toml README.md ./
+# Dependencies first (pinned in pyproject.toml), in a layer of their own: a change to the
+# source rebuilds from the COPY below, not the installs.
+COPY pyproject.toml ./
+RUN python -c "import tomllib; print('\\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/requirements.txt \
+    && pip install -r /tmp/requirements.txt && rm /tmp/requirements.txt
+
+# The packages, without touching the dependencies installed above.
+COPY README.md ./
 COPY bot ./bot
 COPY providers ./providers
 COPY stream ./stream
-RUN pip install .
+RUN pip install --no-deps .
 
 # Runtime files the code finds next to its packages: migrations and Babel catalogs.
 COPY alembic.ini ./

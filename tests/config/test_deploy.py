@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -71,7 +72,7 @@ def test_compose_config_resolves(tmp_path):
     assert bot["depends_on"]["db"]["condition"] == "service_healthy"
     assert bot["environment"]["DATABASE_URL"] == "postgresql+asyncpg://bot@db:5432/bot"
     assert bot["environment"]["PGPASSWORD"] == db["environment"]["POSTGRES_PASSWORD"] == REQUIRED["POSTGRES_PASSWORD"]
-    assert bot["restart"] == "on-failure:5" and db["restart"] == "unless-stopped"
+    assert bot["restart"] == db["restart"] == "unless-stopped"  # up again after a reboot (the bot exits 0 on SIGTERM)
     assert bot["environment"]["METRICS_HOST"] == "0.0.0.0"  # the compose network may scrape; no port published
     assert bot["environment"]["BOT_ENCRYPTION_KEY"] == REQUIRED["BOT_ENCRYPTION_KEY"]
     assert db["image"] == "postgres:16" and "pg_isready" in " ".join(db["healthcheck"]["test"])
@@ -108,6 +109,22 @@ def test_dockerfile_is_slim_non_root_and_runs_the_bot():
     copied = " ".join(arg for op, arg in steps if op == "COPY")
     for needed in ("bot", "providers", "stream", "migrations", "locales", "alembic.ini", "pyproject.toml"):
         assert needed in copied
+
+
+def test_dockerfile_installs_the_dependencies_before_it_copies_the_source():
+    """A change to the source must not reinstall every dependency: the install of the
+    pinned dependencies comes before the first COPY of a package, and installs exactly
+    pyproject.toml's list (its own command, run here)."""
+    steps = dockerfile_instructions()
+    first_source = min(i for i, (op, arg) in enumerate(steps) if op == "COPY" and arg.split()[0] in ("bot", "providers", "stream"))
+    installs = [i for i, (op, arg) in enumerate(steps) if op == "RUN" and "pip install -r" in arg]
+    assert installs and installs[0] < first_source
+    assert all(op != "COPY" or arg.split()[0] == "pyproject.toml" for op, arg in steps[:installs[0]])
+    command = steps[installs[0]][1].split(" > ")[0]
+    listed = subprocess.run(["bash", "-c", command.replace("python ", f"{sys.executable} ", 1)], cwd=ROOT,
+                            capture_output=True, text=True, check=True).stdout.splitlines()
+    assert listed == tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    assert any(op == "RUN" and "pip install --no-deps ." in arg for op, arg in steps[first_source:])
 
 
 def test_dockerfile_compiles_every_catalog(tmp_path):
@@ -172,7 +189,10 @@ def test_compose_says_what_it_needs_and_how_to_upgrade() -> None:
     text = COMPOSE_FILE.read_text()
     assert "Compose 2.24" in text  # env_file's path/required form
     assert "docker compose up -d --build" in text
-    assert re.search(r"^\s+restart: on-failure:\d+$", text, re.M)  # a refused start does not loop forever
+    # A model on the host is reachable by name from the bot's container, on Linux too.
+    assert '- "host.docker.internal:host-gateway"' in text
+    # The bot exits 0 when stopped: `on-failure` would leave it down after a reboot.
+    assert re.findall(r"^\s+restart: (.+)$", text, re.M) == ["unless-stopped"] * len(re.findall(r"^\s+restart:", text, re.M))
 
 
 @needs_compose
