@@ -12,15 +12,26 @@ from discord import app_commands
 
 from bot.cogs.base import MANAGE_SERVER, ConfigCog, ManagerGroup, require_manager, send, text
 from bot.edge.translator import lstr
-from bot.repo.usage import MAX_SEARCHES_PER_DAY, get_limits, prices_of, set_limits, usage_by
+from bot.repo.usage import (
+    MAX_MESSAGES_PER_HOUR,
+    MAX_SEARCHES_PER_DAY,
+    MAX_TOKENS_PER_DAY,
+    get_limits,
+    prices_of,
+    set_limits,
+    usage_by,
+)
 from bot.usage.report import REPORT_DAYS, limit_lines, usage_lines
 
 if TYPE_CHECKING:
     from bot.app import LLMBot
 
 TOP_MEMBERS = 10
-LimitValue = app_commands.Range[int, 0, None]
+MessageLimit = app_commands.Range[int, 0, MAX_MESSAGES_PER_HOUR]
+TokenLimit = app_commands.Range[int, 0, MAX_TOKENS_PER_DAY]
 SearchLimit = app_commands.Range[int, 0, MAX_SEARCHES_PER_DAY]
+BOUNDS = {"messages_per_hour": MAX_MESSAGES_PER_HOUR, "tokens_per_day": MAX_TOKENS_PER_DAY,
+          "server_tokens_per_day": MAX_TOKENS_PER_DAY, "searches_per_day": MAX_SEARCHES_PER_DAY}
 
 
 def today() -> date:
@@ -42,16 +53,20 @@ class LimitsCog(ConfigCog):
                            tokens_per_day=lstr("commands.param.tokens_per_day.description"),
                            server_tokens_per_day=lstr("commands.param.server_tokens_per_day.description"),
                            searches_per_day=lstr("commands.param.searches_per_day.description"))
-    async def set_limits(self, interaction: discord.Interaction, messages_per_hour: LimitValue | None = None,
-                         tokens_per_day: LimitValue | None = None,
-                         server_tokens_per_day: LimitValue | None = None,
+    async def set_limits(self, interaction: discord.Interaction, messages_per_hour: MessageLimit | None = None,
+                         tokens_per_day: TokenLimit | None = None,
+                         server_tokens_per_day: TokenLimit | None = None,
                          searches_per_day: SearchLimit | None = None) -> None:
-        """A search limit out of bounds (only a client other than Discord's sends one) is
-        refused naming the bound; nothing is stored."""
-        if searches_per_day is not None and not 0 <= searches_per_day <= MAX_SEARCHES_PER_DAY:
-            await send(interaction, text(interaction, "commands.error.searches_per_day_out_of_range",
-                                         limit=f"{MAX_SEARCHES_PER_DAY:,}"))
-            return
+        """A value out of its bound (only a client other than Discord's sends one) is
+        refused naming the option and the bound; nothing is stored."""
+        given = {"messages_per_hour": messages_per_hour, "tokens_per_day": tokens_per_day,
+                 "server_tokens_per_day": server_tokens_per_day, "searches_per_day": searches_per_day}
+        for option, value in given.items():
+            if value is not None and not 0 <= value <= BOUNDS[option]:
+                await send(interaction, text(interaction, "commands.error.limit_out_of_range",
+                                             option=text(interaction, f"commands.param.{option}.name"),
+                                             limit=f"{BOUNDS[option]:,}"))
+                return
         async with self.bot.sessions() as session, session.begin():
             stored = await set_limits(session, interaction.guild_id, messages_per_hour, tokens_per_day,
                                       server_tokens_per_day, searches_per_day)

@@ -25,7 +25,7 @@ from bot.cogs.base import (
 from bot.cogs.endpoint import shown_url, validated_endpoint
 from bot.edge.translator import lstr
 from bot.repo.params import set_params
-from bot.repo.usage import set_price
+from bot.repo.usage import MAX_PRICE, set_price
 from bot.usage.report import params_lines, unsent_lines
 
 if TYPE_CHECKING:
@@ -142,9 +142,9 @@ class ModelsCog(ConfigCog):
                            output_per_million=lstr("commands.param.output_per_million.description"),
                            per_1000_searches=lstr("commands.param.per_1000_searches.description"))
     async def price(self, interaction: discord.Interaction, model: str,
-                    input_per_million: app_commands.Range[float, 0, None],
-                    output_per_million: app_commands.Range[float, 0, None],
-                    per_1000_searches: app_commands.Range[float, 0, None] | None = None) -> None:
+                    input_per_million: app_commands.Range[float, 0.0, MAX_PRICE],
+                    output_per_million: app_commands.Range[float, 0.0, MAX_PRICE],
+                    per_1000_searches: app_commands.Range[float, 0.0, MAX_PRICE] | None = None) -> None:
         """Without `per_1000_searches` a search price stored before is kept."""
         async with self.bot.sessions() as session, session.begin():
             stored = await set_price(session, interaction.guild_id, model, input_per_million, output_per_million,

@@ -26,8 +26,12 @@ LIMITED_SOURCES = ("server", "environment")
 # The message-hour bucket of the operator's default limits (no server has id 0): one per
 # member across every DM and unconfigured server.
 OPERATOR_BUCKET = 0
-MAX_LIMIT = 10**12
-MAX_SEARCHES_PER_DAY = 1_000_000  # an Integer column; far beyond any real day
+# The highest value of each `/limits set` option, registered on the command and checked here
+# (and in the README): messages and searches fit an Integer column and are far beyond any
+# real hour or day; tokens, far beyond any real server's day.
+MAX_MESSAGES_PER_HOUR = 1_000_000
+MAX_TOKENS_PER_DAY = 1_000_000_000
+MAX_SEARCHES_PER_DAY = 1_000_000
 MAX_PRICE = 1_000_000.0
 COUNTERS = ("input_tokens", "output_tokens", "reasoning_tokens", "cached_input_tokens", "messages", "searches")
 
@@ -207,7 +211,7 @@ async def get_limits(session: AsyncSession, guild_id: int) -> Limits:
     return Limits(row.messages_per_hour, row.tokens_per_day, row.server_tokens_per_day, row.searches_per_day)
 
 
-def _limit(value: int | None, current: int | None, bound: int = MAX_LIMIT) -> int | None:
+def _limit(value: int | None, current: int | None, bound: int) -> int | None:
     """None keeps the stored value, 0 removes the limit; negative or absurd is refused."""
     if value is None:
         return current
@@ -222,8 +226,9 @@ async def set_limits(session: AsyncSession, guild_id: int, messages_per_hour: in
                      searches_per_day: int | None = None) -> Limits:
     """Change the given limits (each checked before anything is written)."""
     old = await get_limits(session, guild_id)
-    new = Limits(_limit(messages_per_hour, old.messages_per_hour), _limit(tokens_per_day, old.tokens_per_day),
-                 _limit(server_tokens_per_day, old.server_tokens_per_day),
+    new = Limits(_limit(messages_per_hour, old.messages_per_hour, MAX_MESSAGES_PER_HOUR),
+                 _limit(tokens_per_day, old.tokens_per_day, MAX_TOKENS_PER_DAY),
+                 _limit(server_tokens_per_day, old.server_tokens_per_day, MAX_TOKENS_PER_DAY),
                  _limit(searches_per_day, old.searches_per_day, MAX_SEARCHES_PER_DAY))
     await ensure_server(session, guild_id)
     stmt = insert_for(session, UsageLimits).values(guild_id=guild_id, **new.__dict__)

@@ -63,6 +63,7 @@ async def test_negative_limits_and_out_of_range_settings_are_refused_clearly(fak
     async with running_bot(fake, bot) as run:
         negative = await command(run, fake, "limits", sub("set", opt("messages_per_hour", 5),
                                                           opt("tokens_per_day", -100)))
+        many = await command(run, fake, "limits", sub("set", opt("messages_per_hour", 5_000_000)), locale="ja")
         hot = await command(run, fake, "model", sub("params", opt("temperature", 2.5), opt("reasoning", "low")))
         cold = await command(run, fake, "model", sub("params", opt("temperature", -0.5)), locale="ja")
         huge = await command(run, fake, "model", sub("params", opt("max_output_tokens", 200_001)))
@@ -70,8 +71,9 @@ async def test_negative_limits_and_out_of_range_settings_are_refused_clearly(fak
         price = await command(run, fake, "model", sub("price", opt("model", "gpt-x"), opt("input_per_million", -1.0),
                                                       opt("output_per_million", 2.0)))
         rows = await stored(bot)
-    assert negative.content == ("A limit must be a whole number of 0 or more (0 removes it). "
+    assert negative.content == ("tokens_per_day must be between 0 and 1,000,000,000 (0 removes the limit). "
                                 "Nothing was stored.")
+    assert many.content == "「1時間あたりのメッセージ」は 0〜1,000,000 の範囲で指定してください（0で解除）。何も保存していません。"
     assert hot.content == "The temperature must be between 0 and 2. Nothing was stored."
     assert cold.content == "温度は0から2の間でなければなりません。何も保存していません。"
     assert huge.content == "The output-token cap must be between 1 and 200000. Nothing was stored."

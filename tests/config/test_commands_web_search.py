@@ -92,9 +92,9 @@ async def test_limits_set_searches_per_day_is_stored_shown_removed_and_bounded(f
         await command(run, fake, "limits", sub("set", opt("searches_per_day", 0)))
         removed = await command(run, fake, "limits", sub("show"))
     assert (member_try.content, member_try.ephemeral) == (REFUSED, True)
-    assert huge.content == ("Searches per day must be between 0 and 1,000,000 (0 removes the limit). "
+    assert huge.content == ("searches_per_day must be between 0 and 1,000,000 (0 removes the limit). "
                             "Nothing was stored.")
-    assert negative.content == ("1日あたりの検索回数は 0〜1,000,000 の範囲で指定してください（0で解除）。"
+    assert negative.content == ("「1日あたりの検索」は 0〜1,000,000 の範囲で指定してください（0で解除）。"
                                 "何も保存していません。")
     assert nothing == []
     assert saved.content.splitlines()[0] == "Limits saved."
