@@ -31,6 +31,7 @@ HEADLINE_KEYS: dict[FailureKind, str] = {
     "transient": "genai.headline.transient",
     "unreachable": "genai.headline.connection_failed",
     "address_refused": "genai.headline.address_refused",
+    "not_found": "genai.headline.not_found",
     "request_refused": "genai.headline.api_error",
 }
 # The same kind worded for one provider.

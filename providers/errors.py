@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from providers.error_body import as_text, error_fields, original_texts
 from providers.failure_kind import (
@@ -84,6 +85,24 @@ def _refused_address(original_error: Any) -> str | None:
     return None
 
 
+def _request_address(original_error: Any) -> str | None:
+    """Host and path of the request that failed, as an SDK exception carries it (httpx's
+    `request.url`, aiohttp's `request_info.url`); never the query or a user name."""
+    try:  # httpx raises RuntimeError for a response whose request was never set
+        request = getattr(original_error, "request", None) or getattr(original_error, "request_info", None)
+        url = getattr(request, "url", None)
+        if url is None:
+            return None
+        parts = urlsplit(str(url))
+        host = parts.hostname
+    except (RuntimeError, ValueError):
+        return None
+    if not host:
+        return None
+    port = f":{parts.port}" if parts.port else ""
+    return f"{host}{port}{parts.path}"
+
+
 def _haystack(message: str, original_error: Any, details: Any, code: str | None) -> str:
     """Every text the failure carries, for the wording checks: each whitespace-folded, one per
     line, so words from two different parts never make a phrase together."""
@@ -122,7 +141,7 @@ def classify_failure(
         provider=provider or "", status=http_status, codes=codes, message=clean_message,
         text=_haystack(clean_message, original_error, details, final_code), details=details,
         timeout=timeout, connection_failed=connection_failed,
-        refused_address=_refused_address(original_error),
+        refused_address=_refused_address(original_error), address=_request_address(original_error),
         sources=(details, _body_of(original_error)),
     )
     kind = decide_kind(evidence)

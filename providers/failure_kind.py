@@ -40,6 +40,7 @@ KIND_TYPE: dict[FailureKind, tuple[ErrorType, bool]] = {
     "transient": ("provider_overloaded", True),
     "unreachable": ("api_error", False),
     "address_refused": ("api_error", False),
+    "not_found": ("api_error", False),
     "request_refused": ("api_error", False),
 }
 
@@ -91,6 +92,7 @@ class Evidence:
     timeout: bool = False
     connection_failed: bool = False
     refused_address: str | None = None  # why the bot refused the address ("private", "metadata")
+    address: str | None = None  # the request's host and path (no query: a key may ride there)
     sources: tuple[Any, ...] = ()  # the structured bodies (details, the provider's body)
 
 
@@ -145,6 +147,8 @@ def _from_status(status: int | None) -> FailureKind | None:
         return "rate_limit"
     if status == 402:
         return "billing"
+    if status == 404:  # nothing before named a model: the address itself is not there
+        return "not_found"
     if status in (401, 403):
         return "invalid_key"
     if status in (408, 504):
@@ -191,6 +195,8 @@ def decide_reason(kind: FailureKind, ev: Evidence) -> Reason:
     so presentation reads them instead of scanning the text again."""
     if kind == "address_refused":
         return f"{ev.refused_address}_address", None
+    if kind == "not_found":
+        return None, {"address": ev.address} if ev.address else None
     if "ACCESS_TOKEN_TYPE_UNSUPPORTED" in ev.text:
         return "google_credential_type", None
     if kind == "invalid_key":

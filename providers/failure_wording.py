@@ -39,6 +39,9 @@ _MODEL_ERROR = _rx(
     r"\bmodel (?:not found|does not exist|is not available)\b",
     r"\bno such model\b",
     r"\bmodel_not_found\b",
+    # OpenRouter's 404 when no upstream serves the model with what the request needs
+    # ("No endpoints found that support tool use", "... for <model>").
+    r"\bno endpoints found\b",
 )
 _CONTEXT_LENGTH = _rx(
     r"\bmaximum context length\b",

@@ -35,6 +35,7 @@ FailureKind = Literal[
     "transient",  # any other failure worth retrying (cut stream, retryable api error)
     "unreachable",  # no connection to the provider (refused, DNS, TLS): is it up, is the address right
     "address_refused",  # the bot refused the endpoint's address (private, metadata) before sending
+    "not_found",  # the address answered 404 with nothing naming a model: a wrong base URL (no /v1)
     "request_refused",  # any other failure not worth retrying (bad request, refused redirect)
 ]
 Role = Literal["system", "user", "assistant", "tool"]
@@ -48,7 +49,7 @@ FINISH_REASONS: frozenset[str] = frozenset({"stop", "length", "tool_calls", "con
 FAILURE_KINDS: frozenset[str] = frozenset({
     "rate_limit", "balance_exhausted", "credit_limit", "billing", "invalid_key", "model_error",
     "context_length", "content_blocked", "timeout", "overloaded", "transient", "unreachable",
-    "address_refused", "request_refused",
+    "address_refused", "not_found", "request_refused",
 })
 # The kind a bare ProviderError gets when its maker did not classify it further.
 _KIND_OF_TYPE: dict[str, FailureKind] = {

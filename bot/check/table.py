@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from bot.check.run import CheckReport, CheckResult
 from bot.errors import ErrorScene, resolve_presentation
-from bot.errors.presentation import trim
+from bot.errors.presentation import answered_at, trim
 from providers.i18n import t
 from providers.redaction import redact_secrets
 
@@ -61,7 +61,9 @@ def row_line(result: CheckResult, scene: ErrorScene) -> str:
 def _why(result: CheckResult, scene: ErrorScene) -> str:
     if result.error is not None:
         shown = resolve_presentation(result.error, scene)  # the provider's words only where the embed shows them
-        words = " ".join(_SPACE.sub(" ", part).strip() for part in (shown.headline, shown.detail) if part)
+        address = answered_at(result.error)  # a check is read by whoever set the address
+        where = t("genai.detail.answered_at", scene.locale, address=address) if address else ""
+        words = " ".join(_SPACE.sub(" ", part).strip() for part in (shown.headline, where, shown.detail) if part)
         return f"{result.error.kind}: {trim(words, HEADLINE_CHARS)}"
     if result.note is None:
         return ""

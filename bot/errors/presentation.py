@@ -154,6 +154,13 @@ def title_key(kind: FailureKind, scene: ErrorScene) -> str:
     return TITLE_KEYS[kind]
 
 
+def answered_at(error: ProviderError) -> str | None:
+    """Where a "not found" came from (host and path), for those who set the address: the
+    operator's log, a check's row, the managers' thought log; never the channel's embed."""
+    address = (error.facts or {}).get("address") if error.kind == "not_found" else None
+    return str(address) if address else None
+
+
 def public_detail(error: ProviderError) -> bool:
     """Whether the provider's own words may be shown in the channel. A custom endpoint is
     whatever address a manager typed: its error body may be an internal service's reply
@@ -167,7 +174,11 @@ def private_detail(error: ProviderError, locale: str | None, known_secrets: Iter
     there are none to keep back."""
     if public_detail(error):
         return None
-    return build_detail(error, "", locale, known_secrets) or None
+    detail = build_detail(error, "", locale, known_secrets)
+    address = answered_at(error)
+    if address:
+        detail = "\n".join(part for part in (t("genai.detail.answered_at", locale, address=address), detail) if part)
+    return detail or None
 
 
 def resolve_presentation(error: ProviderError, scene: ErrorScene) -> ErrorPresentation:

@@ -36,6 +36,7 @@ TITLE_KEYS: dict[FailureKind, str] = {
     "transient": "genai.stream.transient_title",
     "unreachable": "genai.stream.unreachable_title",
     "address_refused": "genai.stream.address_refused_title",
+    "not_found": "genai.stream.not_found_title",
     "request_refused": "genai.stream.api_error_title",
 }
 
@@ -55,6 +56,7 @@ KIND_COLORS: dict[FailureKind, int] = {
     "transient": AMBER,
     "unreachable": ORANGE,
     "address_refused": RED,
+    "not_found": RED,
     "request_refused": RED,
 }
 
@@ -151,6 +153,8 @@ TIPS: dict[FailureKind, tuple[Tip, ...]] = {
         Tip("genai.tips.metadata_endpoint_never", when=_reason_is("metadata_address"), server_only=True),
         Tip("genai.tips.check_endpoint_address"),
     ),
+    # The address answered "not found": the base URL, never the key.
+    "not_found": (Tip("genai.tips.check_base_url"), _FALLBACK),
     "request_refused": (_GOOGLE_CREDENTIAL, _VERIFY_KEY, _SWITCH, _OPENROUTER_MODELS),
 }
 

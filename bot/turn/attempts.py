@@ -14,6 +14,7 @@ import logging
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
+from bot.errors.presentation import answered_at
 from bot.load.config_cache import ConfigSnapshot
 from bot.repo import KeyLease, ModelTarget
 from bot.turn.access import ProviderAccess
@@ -134,8 +135,10 @@ class AttemptPlan:
         """Decide the next step after `error`, rest the key when it is to blame."""
         step = plan_next(error, now=self._credentials.now())
         self._record(attempt, step.reason, step.action)
-        log.warning("attempt failed: %s %s key %s (%s): %s -> %s", attempt.leg.credential_source,
-                    target_label(attempt.target), attempt.lease.masked, error.kind, step.reason, step.action)
+        address = answered_at(error)
+        log.warning("attempt failed: %s %s key %s (%s%s): %s -> %s", attempt.leg.credential_source,
+                    target_label(attempt.target), attempt.lease.masked, error.kind,
+                    f" at {loggable(address)}" if address else "", step.reason, step.action)
         if step.scope in ("key", "transient"):  # a model's or the content's fault is not the key's
             await self._credentials.failed(attempt.lease, step)
         self._key_scoped_only = self._key_scoped_only and step.scope == "key"

@@ -49,6 +49,7 @@ SCOPES: dict[FailureKind, tuple[Scope, timedelta | None]] = {
     "request_refused": ("model", None),
     "unreachable": ("model", None),
     "address_refused": ("model", None),
+    "not_found": ("model", None),
     "content_blocked": ("stop", None),
 }
 _SPARES_THE_KEY: tuple[Scope, timedelta | None] = ("model", None)

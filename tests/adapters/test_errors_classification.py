@@ -111,6 +111,9 @@ def test_corpus_error_body_same_midstream_when_code_is_numeric(name):
 # ---- the suite's own bodies: one per rule -----------------------------------------------------
 OWN_CASES = [
     # (description, kwargs, kind)
+    ("a bare 404: the address, not the key", dict(status=404, message="404 page not found"), "not_found"),
+    ("OpenRouter: no upstream for what was asked", dict(status=404, message="No endpoints found that support tool use."),
+     "model_error"),
     ("model 404", dict(status=404, message="The model `gpt-9` does not exist or you do not have access to it."),
      "model_error"),
     ("model 503 unavailable wins over 5xx",

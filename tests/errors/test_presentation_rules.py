@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from bot.errors.presentation import (
     DETAIL_BUDGET,
     ErrorScene,
+    private_detail,
     resolve_presentation,
 )
 from bot.errors.tables import KIND_COLORS, TIPS, TITLE_KEYS, possible_keys
@@ -111,6 +112,8 @@ SERVER_TABLE = [
     ("address_refused/metadata", err("169.254.169.254 is a cloud metadata address", "address_refused",
                                      provider="custom", reason="metadata_address"), "address_refused_title",
      ["metadata_endpoint_never", "check_endpoint_address"]),
+    ("not_found", err("404 page not found", "not_found", provider="custom"), "not_found_title",
+     ["check_base_url", "model_fallback"]),  # the address, never the key
     ("request_refused", err("bad request"), "api_error_title", ["verify_api_key", "switch_model_provider"]),
     ("request_refused/openrouter", err("bad request", provider="openrouter"), "api_error_title",
      ["verify_api_key", "switch_model_provider", "openrouter_models"]),
@@ -359,3 +362,26 @@ def test_headline_is_localized_and_provider_specific():
     ja = present(e, locale="ja").headline
     assert "DeepSeek" in en and "DeepSeek" in ja and en != ja
     assert present(e, locale="fr").headline == en
+
+
+def test_a_not_found_names_its_address_to_the_managers_and_never_in_the_embed():
+    """The address a "not found" came from: in the managers' thought log (a custom
+    endpoint's private detail), never in the channel's headline or detail."""
+    found = err("404 page not found", "not_found", provider="custom", status=404,
+                facts={"address": "10.0.0.5:11434/chat/completions"})
+    shown = present(found)
+    assert "10.0.0.5" not in shown.headline + shown.detail
+    assert private_detail(found, "en", ()) == "(address: 10.0.0.5:11434/chat/completions)\n404 page not found"
+    hosted = err("Not Found", "not_found", provider="openai", status=404, facts={"address": "api.openai.com/v1/x"})
+    assert private_detail(hosted, "en", ()) is None and "api.openai.com" not in present(hosted).headline
+
+
+def test_a_404_keeps_the_host_and_path_it_was_sent_to_and_never_the_query():
+    import httpx
+
+    request = httpx.Request("POST", "https://user:pw@models.example:8443/gen/chat/completions?key=AIzaSECRET")
+    response = httpx.Response(404, request=request, text="404 page not found")
+    error = classify_failure(provider="custom", message="404 page not found", status=404,
+                             original_error=httpx.HTTPStatusError("404", request=request, response=response))
+    assert error.kind == "not_found"
+    assert error.facts == {"address": "models.example:8443/gen/chat/completions"}

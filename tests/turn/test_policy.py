@@ -89,6 +89,7 @@ CASES = [
     ("context length", body("openai", 400, "This model's maximum context length is 8192 tokens",
                             "context_length_exceeded"),
      "next_model", "model", "context_length", None),
+    ("wrong base URL", body("custom", 404, "404 page not found"), "next_model", "model", "not_found", None),
     ("refused request", body("openai", 400, "Invalid value for 'temperature'", kind="invalid_request_error"),
      "next_model", "model", "request_refused", None),
     ("unreachable endpoint", classify_failure(provider="custom", message="connection failed: refused",
