@@ -206,10 +206,11 @@ class Settings(BaseSettings):
     # telling the member to try again (off by default: the server's own settings would be skipped).
     DATABASE_DOWN_USES_DEFAULT: bool = False
     # Limits of the operator's default (DEFAULT_TEXT_*) for each member it serves, in DMs
-    # and in servers that set up no model of their own, counted across all of them;
-    # unset: no limit (a DM then spends the operator's keys without any bound).
-    DEFAULT_MESSAGES_PER_HOUR: int | None = Field(default=None, ge=1, le=1_000_000)
-    DEFAULT_TOKENS_PER_DAY: int | None = Field(default=None, ge=1, le=10**12)
+    # and in servers that set up no model of their own, counted across all of them. Server
+    # rules never reach DMs, so messages are bounded by default; 0 means no limit, said
+    # explicitly (tokens: unset or 0, no limit).
+    DEFAULT_MESSAGES_PER_HOUR: int = Field(default=30, ge=0, le=1_000_000)
+    DEFAULT_TOKENS_PER_DAY: int | None = Field(default=None, ge=0, le=10**12)
     # Web search for the operator's default route (DMs, and servers that set nothing of
     # their own); a server's managers turn it on for theirs with `/settings web-search`.
     WEB_SEARCH: bool = False
@@ -221,6 +222,12 @@ class Settings(BaseSettings):
     READ_LINKS: bool = True
     LINKS_ALLOW_PRIVATE: bool = False
 
+    @field_validator("DEFAULT_MESSAGES_PER_HOUR", mode="before")
+    @classmethod
+    def _blank_is_the_default_bound(cls, value: object) -> object:
+        """Left blank in .env: the default bound, never "no limit" (that is an explicit 0)."""
+        return 30 if isinstance(value, str) and not value.strip() else value
+
     @field_validator("DISCORD_TOKEN", "BOT_ENCRYPTION_KEY", mode="before")
     @classmethod
     def _blank_is_unset(cls, value: object) -> object:
@@ -229,7 +236,7 @@ class Settings(BaseSettings):
     @field_validator(
         "DISCORD_API_BASE_URL", "DISCORD_GATEWAY_URL", "DEFAULT_TEXT_PROVIDER",
         "DEFAULT_TEXT_MODEL", "DEFAULT_TEXT_BASE_URL", "METRICS_PORT", "SHARD_COUNT",
-        "DEFAULT_MESSAGES_PER_HOUR", "DEFAULT_TOKENS_PER_DAY",
+        "DEFAULT_TOKENS_PER_DAY",
         mode="before",
     )
     @classmethod

@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 from cryptography.fernet import Fernet
 
+from bot.repo.usage import Limits
 from bot.settings import SettingsError, load_settings, resolve_encryption_keys
+from bot.usage.limits import operator_limits
 
 ROOT = Path(__file__).resolve().parents[1]
 SETTING_NAMES = [
@@ -33,6 +35,18 @@ def test_defaults(clean_env):
     assert s.DISCORD_TOKEN is None
     assert s.LOG_LEVEL == "INFO"
     assert s.default_text_api_keys() == []
+
+
+def test_the_operators_default_is_bounded_per_member_unless_0_is_said(clean_env):
+    """DMs spend the operator's keys and server rules never reach them: 30 messages an
+    hour per member unless set, blank is that default, and only an explicit 0 lifts it."""
+    assert operator_limits(load_settings().DEFAULT_MESSAGES_PER_HOUR, None) == Limits(messages_per_hour=30)
+    clean_env.setenv("DEFAULT_MESSAGES_PER_HOUR", " ")
+    assert load_settings().DEFAULT_MESSAGES_PER_HOUR == 30
+    clean_env.setenv("DEFAULT_MESSAGES_PER_HOUR", "0")
+    clean_env.setenv("DEFAULT_TOKENS_PER_DAY", "0")
+    lifted = load_settings()
+    assert operator_limits(lifted.DEFAULT_MESSAGES_PER_HOUR, lifted.DEFAULT_TOKENS_PER_DAY) == Limits()
 
 
 def test_key_pool_is_comma_separated_and_secret(clean_env):
@@ -64,6 +78,9 @@ def test_env_file_is_read(clean_env, tmp_path):
         ("DISCORD_API_BASE_URL", "ftp://x"),
         ("DISCORD_GATEWAY_URL", "http://x"),
         ("SHARD_IDS", "1,x"),
+        ("DEFAULT_MESSAGES_PER_HOUR", "-1"),
+        ("DEFAULT_MESSAGES_PER_HOUR", "many"),
+        ("DEFAULT_TOKENS_PER_DAY", "-5"),
     ],
 )
 def test_bad_value_names_the_variable_in_one_line(clean_env, name, value):

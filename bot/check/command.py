@@ -27,7 +27,7 @@ from bot.load.config_cache import ConfigSnapshot, read_config
 from bot.repo.routes import ServerRoute
 from bot.repo.usage import Limits, UsageKey
 from bot.turn.credentials import CredentialsUnavailable
-from bot.usage.limits import LimitFacts, admit
+from bot.usage.limits import LimitFacts, admit, operator_limits
 from bot.usage.record import queue_usage
 
 if TYPE_CHECKING:
@@ -103,7 +103,7 @@ async def _within_limits(bot: LLMBot, interaction: discord.Interaction, config: 
     counted; False at a limit (the manager told which, and when it resets)."""
     settings, server = bot.settings, config.server
     facts = LimitFacts(interaction.guild_id, interaction.user.id, server.limits if server is not None else Limits(),
-                       Limits(settings.DEFAULT_MESSAGES_PER_HOUR, settings.DEFAULT_TOKENS_PER_DAY))
+                       operator_limits(settings.DEFAULT_MESSAGES_PER_HOUR, settings.DEFAULT_TOKENS_PER_DAY))
     counted = await admit(bot.sessions, facts, found.operator_default)
     if counted.hit is None:
         return True

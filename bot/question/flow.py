@@ -77,7 +77,6 @@ from bot.question.thought_log import (
 )
 from bot.question.threads import AnswerPlace, ThreadOpener, in_thread_of_bot, threads_on
 from bot.repo.conversation import DEFAULT_HISTORY_MESSAGES
-from bot.repo.usage import Limits
 from bot.turn import Credentials, TurnContext, TurnOutcome, TurnRoute, run_generation_turn
 from bot.turn.context import answer_limits
 from bot.turn.notices import blocked_key
@@ -86,6 +85,7 @@ from bot.usage.limits import (
     LimitFacts,
     LimitReached,
     admit,
+    operator_limits,
 )
 from bot.usage.record import record_usage
 from providers.i18n import t
@@ -273,7 +273,7 @@ class Answering:
         """Count one server-paid answer; False (the member told, throttled) at a limit."""
         settings = self.services.settings
         facts = LimitFacts(question.where.guild_id, question.asker_id, server_limits(question),
-                           Limits(settings.DEFAULT_MESSAGES_PER_HOUR, settings.DEFAULT_TOKENS_PER_DAY))
+                           operator_limits(settings.DEFAULT_MESSAGES_PER_HOUR, settings.DEFAULT_TOKENS_PER_DAY))
         counted = await admit(self.services.sessions, facts, route.operator_default)
         if counted.hit is not None:
             await self._refuse_limit(question, counted.hit)

@@ -68,6 +68,12 @@ class LimitReached:
         return {"limit": f"{self.limit:,}", "resets": f"<t:{stamp}:t> (<t:{stamp}:R>)"}
 
 
+def operator_limits(messages_per_hour: int, tokens_per_day: int | None) -> Limits:
+    """The operator's default limits as the settings give them: 0 (or unset tokens) is
+    no limit."""
+    return Limits(messages_per_hour or None, tokens_per_day or None)
+
+
 def _next_day(now: datetime) -> datetime:
     return datetime(now.year, now.month, now.day, tzinfo=UTC) + timedelta(days=1)
 

@@ -14,6 +14,7 @@ import pytest
 from sqlalchemy import func, select
 
 from bot.db.models import AccessRule, ChannelMode, ChannelRule, Persona
+from bot.repo.usage import OPERATOR_BUCKET, take_message
 from providers.i18n import t
 from tests.support.data_openai import openai_stream
 from tests.support.drive_commands import NO_PERMISSIONS, command, opt, sub, submit_modal
@@ -333,6 +334,21 @@ async def test_the_operators_default_has_its_own_limit_in_dms(fake, make_bot, pr
     assert asked == ["private 0", "control question"]
     refusals = [line for q in questions[1:] for line in replies_to(fake, q)]
     assert len(refusals) == 1 and refusals[0].startswith("You have reached this bot's limit of 1 messages per hour")
+
+
+async def test_dms_on_the_operators_keys_are_bounded_without_any_setting(fake, make_bot, provider_server):
+    """Unset, DEFAULT_MESSAGES_PER_HOUR is 30 per member: the 31st DM of the hour is
+    refused (before, an operator who set nothing paid for every stranger's DMs); 0 lifts it."""
+    async with running_bot(fake, make_bot()) as run:
+        hour = datetime.now(UTC).replace(minute=0, second=0, microsecond=0)
+        async with run.bot.sessions() as session, session.begin():
+            for _ in range(30):
+                assert await take_message(session, OPERATOR_BUCKET, int(fake.member_user["id"]), hour, 30)
+        refused = await ask(fake, "one more", dm=True)
+        await run.wait_for(lambda: replies_to(fake, refused))
+        await settle(run, fake, provider_server)
+    assert replies_to(fake, refused)[0].startswith("You have reached this bot's limit of 30 messages per hour")
+    assert "one more" not in [r.json["messages"][-1]["content"] for r in provider_server.requests]
 
 
 async def test_no_prefix_commands_help_is_a_question_or_nothing(fake, make_bot, provider_server):
