@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from bot import migrate
 from bot.check.cooldown import Cooldown
 from bot.db.engine import engine_for
+from bot.edge.allowlist import ServingTree
 from bot.edge.budget import budget_from_settings
 from bot.load.answers import RunningAnswers
 from bot.load.config_cache import ConfigCache
@@ -42,6 +43,7 @@ COG_MODULES: tuple[str, ...] = (
     "bot.cogs.persona",
     "bot.cogs.access",
     "bot.cogs.chat",
+    "bot.cogs.servers",
 )
 
 
@@ -84,6 +86,7 @@ class LLMBot(commands.AutoShardedBot):
         super().__init__(
             command_prefix=_NO_PREFIX,
             help_command=None,  # no prefix commands: a mention is a question or nothing
+            tree_cls=ServingTree,  # no command runs in a server the bot does not serve
             intents=intents,
             allowed_mentions=discord.AllowedMentions.none(),
             **shard_kwargs,

@@ -125,6 +125,9 @@ class Settings(BaseSettings):
     SHARD_IDS: Annotated[list[int], NoDecode] = Field(default_factory=list, validate_default=True)
     # PgBouncer in transaction mode between the bot and PostgreSQL: asyncpg's statement caches off.
     DATABASE_PGBOUNCER: bool = False
+    # The servers (ids) the bot serves; it leaves any other it is in or joins. Unset: every
+    # server that adds it (a public application then lets strangers spend the default route).
+    ALLOWED_SERVERS: Annotated[frozenset[int], Field(max_length=1000), NoDecode] = frozenset()
 
     @field_validator("SHARD_PROCESSES", "PROCESS_INDEX", mode="before")
     @classmethod
@@ -299,7 +302,15 @@ class Settings(BaseSettings):
     def _lower_choice(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
 
-    @field_validator("DEFAULT_TEXT_API_KEYS", "SHARD_IDS", mode="before")
+    @field_validator("ALLOWED_SERVERS")
+    @classmethod
+    def _server_ids(cls, value: frozenset[int]) -> frozenset[int]:
+        for server in value:
+            if not 0 < server < 2**64:
+                raise ValueError(f"{server} is not a server id (Developer Mode: right-click the server, Copy Server ID)")
+        return value
+
+    @field_validator("DEFAULT_TEXT_API_KEYS", "SHARD_IDS", "ALLOWED_SERVERS", mode="before")
     @classmethod
     def _csv(cls, value: object) -> object:
         return _split_csv(value)

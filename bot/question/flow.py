@@ -37,6 +37,7 @@ from dataclasses import dataclass, replace
 
 import discord
 
+from bot.edge.allowlist import serves
 from bot.edge.controls import AnswerControls
 from bot.edge.sink import DiscordMessageSink
 from bot.load.answers import RunningAnswer
@@ -143,6 +144,8 @@ class Answering:
         me = self.services.client.user
         if me is None or self.services.answers.closed or message.author.bot:
             return None  # a bot's message (the bot's own answers too) is never a question
+        if not serves(self.services.settings.ALLOWED_SERVERS, message.guild.id if message.guild else None):
+            return None  # a server the operator did not allow: the bot is leaving it
         prompt = strip_bot_mention(message.content, me.id)
         server = await self._server(message)
         gap = server.listen_channels.get(message.channel.id) if server is not None and _for_listener(message) else None

@@ -237,6 +237,8 @@ class FakeDiscord(FakeThreads, FakeShards):
         self.member_user = {"id": snowflake(), "username": "alice", "discriminator": "0",
                             "global_name": "Alice", "avatar": None, "bot": False}
         self.application_id = snowflake()
+        self.bot_public = True  # Discord's default for a new application (the Public Bot switch)
+        self.left_guilds: list[str] = []  # guilds the bot left (DELETE /users/@me/guilds/{id}), in order
         self.guild_id = snowflake()
         self.channel_id = snowflake()
         self.thought_channel_id = snowflake()
@@ -757,8 +759,10 @@ class FakeDiscord(FakeThreads, FakeShards):
             return 200, self.bot_user
         if method == "GET" and path == "/oauth2/applications/@me":
             return 200, {"id": self.application_id, "name": "llmbot", "description": "", "icon": None,
-                         "bot_public": True, "bot_require_code_grant": False, "owner": self.owner,
+                         "bot_public": self.bot_public, "bot_require_code_grant": False, "owner": self.owner,
                          "verify_key": "00", "flags": 0}
+        if method == "DELETE" and (m := re.fullmatch(r"/users/@me/guilds/(\d+)", path)):
+            return self._leave_guild(m.group(1))
         if method == "GET" and path in ("/gateway/bot", "/gateway"):
             return 200, self.gateway_bot_payload(self.gateway_url)
         if m := re.fullmatch(r"/applications/(\d+)(?:/guilds/(\d+))?/commands", path):

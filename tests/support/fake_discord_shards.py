@@ -28,6 +28,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import time
@@ -92,6 +93,8 @@ class FakeShards:
         self.identifies: list[Identify] = []
         self.invalid_sessions: list[Identify] = []
         self.guilds: dict[str, FakeGuild] = {}  # the guilds besides the main `guild_id`
+        self._guild_deletes: set[asyncio.Task[Any]] = set()
+        self.refuse_leaving = False  # a test's way to make leaving a guild fail (500)
         self._moved: dict[str, int] = {}
         self._sessions: dict[web.WebSocketResponse, GatewaySession] = {}
         self._known_sessions: dict[str, GatewaySession] = {}  # by session id, for RESUME
@@ -182,6 +185,29 @@ class FakeShards:
         if guild_id == self.guild_id:
             return self.guild_payload()  # type: ignore[attr-defined]
         return self.extra_guild_payload(self.guilds[guild_id])
+
+    async def join_guild(self, shard: int = 0) -> FakeGuild:
+        """Someone adds the running bot to a new guild: its GUILD_CREATE to the shard's session."""
+        guild = self.add_guild(shard)
+        for session in list(self._sessions.values()):
+            if session.shard_id == self.shard_of(guild.id, session.shard_count):
+                await self._send(session.ws, "GUILD_CREATE", self.payload_of_guild(guild.id))  # type: ignore[attr-defined]
+        return guild
+
+    def _leave_guild(self, guild_id: str) -> tuple[int, Any]:
+        """The bot leaves a guild (204): recorded in `left_guilds`, and its GUILD_DELETE
+        follows on the guild's session, as Discord sends it."""
+        if guild_id not in self.all_guild_ids() or guild_id in self.left_guilds:  # type: ignore[attr-defined]
+            return 404, {"message": "Unknown Guild", "code": 10004}
+        if self.refuse_leaving:
+            return 500, {"message": "500: Internal Server Error", "code": 0}
+        self.left_guilds.append(guild_id)  # type: ignore[attr-defined]
+        targets = [s.ws for s in self._sessions.values() if s.shard_id == self.shard_of(guild_id, s.shard_count)]
+        sends = [self._send(ws, "GUILD_DELETE", {"id": guild_id}) for ws in targets]  # type: ignore[attr-defined]
+        if sends:  # after this response, as Discord's event follows its 204
+            self._guild_deletes.add(task := asyncio.get_running_loop().create_task(asyncio.gather(*sends)))
+            task.add_done_callback(self._guild_deletes.discard)
+        return 204, None
 
     async def move_guild(self, guild_id: str | int, shard: int) -> None:
         """A reshard's effect on one guild: its events go to `shard`'s session from now on,
