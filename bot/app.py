@@ -20,11 +20,14 @@ from bot.load.identify import IdentifyGate, read_max_concurrency
 from bot.load.observability import Observability, discord_http_trace
 from bot.load.turn_queue import TurnQueue
 from bot.load.write_behind import WriteBehind
+from bot.repo.routes import environment_target
 from bot.settings import Settings, resolve_encryption_keys
 from bot.turn import Credentials, DatabaseCredentials, EnvironmentCredentials
 from bot.turn.access import ProviderAccess
+from bot.turn.search import search_reach
 from bot.vault import Vault
 from providers.client_pool import ClientPool
+from providers.log_safe import loggable
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +48,19 @@ COG_MODULES: tuple[str, ...] = (
     "bot.cogs.chat",
     "bot.cogs.servers",
 )
+
+
+def search_unreachable(settings: Settings, access: ProviderAccess) -> str | None:
+    """WEB_SEARCH=true whose default model neither searches natively nor has the bot's
+    search service to call: said once at start, as nothing would ever search."""
+    target = environment_target(settings)
+    if not settings.WEB_SEARCH or target is None:
+        return None
+    if search_reach(True, access.capabilities(target), settings.SEARCH_BACKEND is not None) != "none":
+        return None
+    return (f"WEB_SEARCH=true, but {target.provider.value}/{loggable(target.model)} does not search the web "
+            "by itself and SEARCH_BACKEND is not set: no answer will search; set SEARCH_BACKEND "
+            "(searxng, brave or tavily) or a DEFAULT_TEXT_MODEL that searches")
 
 
 def credentials_for(config: ConfigCache | None, vault: Vault | None, settings: Settings,
@@ -144,6 +160,8 @@ class LLMBot(commands.AutoShardedBot):
         await self.tree.set_translator(BabelTranslator())
         if not self.settings.SHARD_IDS or 0 in self.settings.SHARD_IDS:  # one process syncs
             await self.tree.sync()
+        if (line := search_unreachable(self.settings, self.access)) is not None:
+            log.warning(line)
         log.info("setup complete: %d cog module(s)", len(COG_MODULES))
 
     async def close(self) -> None:

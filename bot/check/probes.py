@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from bot.check.samples import DOCUMENT_WORD, IMAGE_COLOUR, solid_png, word_pdf
 from bot.tools.registry import Tool, ToolContext, ToolRegistry
+from bot.turn.search import SearchReach
 from providers.model_capabilities import ModelCapabilities
 from providers.types import (
     ChatRequest,
@@ -153,7 +154,6 @@ DOCUMENT = Probe("document", "commands.check.name.document",
                  _says(DOCUMENT_WORD))
 
 # How a route searches the web, as the runner found it (`plan` reads it).
-SearchReach = Literal["off", "native", "service", "none"]
 
 
 @dataclass(frozen=True)
@@ -194,13 +194,3 @@ def plan(caps: ModelCapabilities, search: SearchReach) -> list[Planned]:
     rows.append(Planned(DOCUMENT.name, DOCUMENT.label, DOCUMENT) if caps.documents == "file"
                 else _skip(DOCUMENT, "commands.check.note.pdf_as_text"))
     return rows
-
-
-def search_reach(on: bool, caps: ModelCapabilities, service: bool) -> SearchReach:
-    """How a turn on this route would search: natively, through the bot's search
-    service (`service`: the operator named one), not at all, or off here."""
-    if not on:
-        return "off"
-    if caps.searches_natively:
-        return "native"
-    return "service" if service else "none"

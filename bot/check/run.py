@@ -26,7 +26,6 @@ from bot.check.probes import (
     Probe,
     called_check_tool,
     plan,
-    search_reach,
 )
 from bot.repo import KeyLease, ModelTarget
 from bot.search.service import SearchService, search_service
@@ -36,6 +35,7 @@ from bot.tools.registry import ToolContext
 from bot.turn.access import ProviderAccess
 from bot.turn.attempts import open_adapter, target_label
 from bot.turn.credentials import CredentialSource
+from bot.turn.search import search_reach
 from bot.usage.tokens import add_usage, counts_for
 from providers import ChatRequest, StreamAdapter, normalized_stream
 from providers.errors import classify_failure, internal_failure

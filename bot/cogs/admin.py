@@ -37,6 +37,7 @@ from bot.repo.read_links import get_read_links, set_read_links
 from bot.repo.routes import keyless_targets
 from bot.repo.web_search import MAX_SEARCHES, get_web_search, max_searches_allowed, set_web_search
 from bot.settings import Settings
+from bot.turn.search import search_reach
 from bot.usage.report import refusal_lines, settings_lines
 
 if TYPE_CHECKING:
@@ -146,10 +147,24 @@ class AdminCog(ConfigCog):
             return
         async with self.bot.sessions() as session, session.begin():
             stored = await set_web_search(session, interaction.guild_id, enabled, max_searches)
-        if stored.enabled:
-            await reply(interaction, "commands.reply.web_search_on", count=stored.max_searches)
-        else:
+            unable = await self._model_that_cannot_search(session, interaction.guild_id) if stored.enabled else None
+        if not stored.enabled:
             await reply(interaction, "commands.reply.web_search_off")
+            return
+        lines = [text(interaction, "commands.reply.web_search_on", count=stored.max_searches)]
+        if unable is not None:
+            lines.append(text(interaction, "commands.reply.web_search_cannot", model=unable))
+        await send(interaction, "\n".join(lines))
+
+    async def _model_that_cannot_search(self, session: AsyncSession, guild_id: int | None) -> str | None:
+        """The server's first model when it neither searches natively nor has the bot's
+        search service to call (SEARCH_BACKEND): with search on, no answer would search."""
+        route = await repo.resolve_server_route(session, self.bot.settings, guild_id)
+        if not route.chain:
+            return None
+        first = route.chain[0]
+        reach = search_reach(True, self.bot.access.capabilities(first), self.bot.settings.SEARCH_BACKEND is not None)
+        return first.model if reach == "none" else None
 
     @settings_group.command(name=lstr("commands.settings.read_links.name"),
                             description=lstr("commands.settings.read_links.description"))
@@ -193,10 +208,12 @@ class AdminCog(ConfigCog):
                                               [self.bot.access.capabilities(t) for t in server_route.chain])
                 lines += await self._conversation_lines(interaction, session)
                 lines += await control_lines(interaction, session)
-                lines.append(await self._web_search_line(interaction, session))
+                lines += await self._web_search_lines(interaction, session)
                 lines.append(await self._read_links_line(interaction, session, settings))
             elif interaction.guild_id is None and settings.WEB_SEARCH:  # off, the default, goes unsaid
-                lines.append(text(interaction, "commands.status.web_search_default_on"))
+                unable = await self._model_that_cannot_search(session, None)
+                lines.append(text(interaction, "commands.status.web_search_default_on") if unable is None
+                             else text(interaction, "commands.status.web_search_cannot", model=unable))
         await send(interaction, "\n".join(lines))
 
     @staticmethod
@@ -208,13 +225,17 @@ class AdminCog(ConfigCog):
                      threads=text(interaction, "commands.status.threads_on" if threads
                                   else "commands.status.threads_off"))]
 
-    @staticmethod
-    async def _web_search_line(interaction: discord.Interaction, session: AsyncSession) -> str:
-        """Whether answers in this server may search the web, and how often per answer."""
+    async def _web_search_lines(self, interaction: discord.Interaction, session: AsyncSession) -> list[str]:
+        """Whether answers in this server may search the web, how often per answer, and
+        plainly when they cannot though it is on."""
         stored = await get_web_search(session, interaction.guild_id)
-        if stored.enabled:
-            return text(interaction, "commands.status.web_search_on", count=stored.max_searches)
-        return text(interaction, "commands.status.web_search_off")
+        if not stored.enabled:
+            return [text(interaction, "commands.status.web_search_off")]
+        lines = [text(interaction, "commands.status.web_search_on", count=stored.max_searches)]
+        unable = await self._model_that_cannot_search(session, interaction.guild_id)
+        if unable is not None:
+            lines.append(text(interaction, "commands.status.web_search_cannot", model=unable))
+        return lines
 
     @staticmethod
     async def _read_links_line(interaction: discord.Interaction, session: AsyncSession, settings: Settings) -> str:

@@ -19,6 +19,7 @@ import dataclasses
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Literal
 
 from bot.search.log import SearchLog, SearchOutcome
 from providers.model_capabilities import ModelCapabilities
@@ -26,8 +27,21 @@ from providers.types import ChatRequest, Source, WebSearch
 from stream.sources import unique_sources
 
 WEB_SEARCH_TOOL = "web_search"
+# How a route searches: off where it is asked, natively, through the bot's search
+# service, or not at all though it is on (a model that cannot and no service named).
+SearchReach = Literal["off", "native", "service", "none"]
 LIMIT_FAILURE = "limit"  # a search the member's daily limit (or the answer's bound) refused
 _URL = re.compile(r"https?://[^\s<>()\[\]]+")
+
+
+def search_reach(on: bool, caps: ModelCapabilities, service: bool) -> SearchReach:
+    """How a turn on this route would search: natively, through the bot's search
+    service (`service`: the operator named one), not at all, or off here."""
+    if not on:
+        return "off"
+    if caps.searches_natively:
+        return "native"
+    return "service" if service else "none"
 
 
 @dataclass

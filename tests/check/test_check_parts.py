@@ -18,7 +18,6 @@ from bot.check.probes import (
     Probe,
     called_check_tool,
     plan,
-    search_reach,
 )
 from bot.check.reply import BULLET, fitted
 from bot.check.run import HEARD_CHARS, CheckRoute, hear, run_probe
@@ -29,6 +28,7 @@ from bot.repo import ModelTarget
 from bot.repo.keys import KEYLESS_LEASE
 from bot.turn.access import ProviderAccess
 from bot.turn.attempts import open_adapter
+from bot.turn.search import search_reach
 from providers.capabilities import capabilities_of
 from providers.endpoint_check import EndpointPolicy
 from providers.identity import Provider

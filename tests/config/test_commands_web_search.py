@@ -4,10 +4,12 @@ language with nothing stored, stored values, and what each shows."""
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime
 
 from sqlalchemy import select
 
+from bot import repo
 from bot.db.models import ModelPrice, ServerCapabilities, UsageLimits
 from bot.repo.usage import UsageAdd, UsageKey, add_usages
 from bot.usage.tokens import TokenCounts
@@ -144,3 +146,52 @@ async def test_usage_shows_searches_per_model_and_their_cost(fake_discord, bot_f
     today = [entry for entry in lines if entry.startswith("Today (UTC): ")][0]
     assert f"· 3 web search(es) (≈ {searches_cost:,.4f}) · cost ≈ {cost:,.4f}" in today
     assert any("ウェブ検索 3 回" in entry for entry in ja.content.splitlines())
+
+
+async def test_search_on_a_model_that_cannot_search_says_so_and_what_would_make_it(fake_discord, bot_factory):
+    """A custom model neither searches natively nor has the bot's search service to call:
+    "on" alone promised searches that never happen (before, nothing said so)."""
+    fake = fake_discord
+    guild = int(fake.guild_id)
+    cannot = "But no answer will search yet: this server's model (llama3.2) does not search the web by itself"
+    async with running_bot(fake, bot_factory()) as run:
+        async with run.bot.sessions() as session, session.begin():
+            await repo.set_custom_endpoint(session, guild, "https://models.example/v1", "llama3.2")
+        on = await command(run, fake, "settings", sub("web-search", opt("enabled", True)))
+        shown = await command(run, fake, "status")
+        async with run.bot.sessions() as session, session.begin():
+            await repo.set_text_model(session, guild, "google", "gemini-2.5-flash")
+        native = await command(run, fake, "settings", sub("web-search", opt("enabled", True)))
+        native_shown = await command(run, fake, "status")
+    async with running_bot(fake, bot_factory(SEARCH_BACKEND="searxng", SEARCH_URL="https://search.example")) as run:
+        async with run.bot.sessions() as session, session.begin():
+            await repo.set_custom_endpoint(session, guild, "https://models.example/v1", "llama3.2")
+        served = await command(run, fake, "settings", sub("web-search", opt("enabled", True)))
+    first, second = on.content.splitlines()
+    assert first.startswith("Web search is on") and second.startswith(cannot)
+    assert "`/model set`" in second and "SEARCH_BACKEND" in second
+    assert ("Web search: on, but llama3.2 does not search by itself and the bot has no search service "
+            "(SEARCH_BACKEND): no answer searches.") in shown.content.splitlines()
+    assert len(native.content.splitlines()) == 1 and "does not search" not in native_shown.content
+    assert len(served.content.splitlines()) == 1  # the bot's search service searches for it
+
+
+async def test_web_search_that_nothing_can_serve_is_one_warning_at_start_and_said_in_a_dm(
+        fake_discord, bot_factory, caplog):
+    fake = fake_discord
+    caplog.set_level(logging.WARNING)
+    local = {"WEB_SEARCH": True, "DEFAULT_TEXT_PROVIDER": "custom", "DEFAULT_TEXT_MODEL": "llama3.2",
+             "DEFAULT_TEXT_BASE_URL": "http://127.0.0.1:9/v1"}
+    async with running_bot(fake, bot_factory(**local)) as run:
+        dm = await command(run, fake, "status", dm=True)
+    warned = [r.getMessage() for r in caplog.records if r.getMessage().startswith("WEB_SEARCH=true")]
+    caplog.clear()
+    async with running_bot(fake, bot_factory(WEB_SEARCH=True, DEFAULT_TEXT_PROVIDER="google",
+                                             DEFAULT_TEXT_MODEL="gemini-2.5-flash")):
+        pass
+    assert warned == ["WEB_SEARCH=true, but custom/llama3.2 does not search the web by itself and SEARCH_BACKEND "
+                      "is not set: no answer will search; set SEARCH_BACKEND (searxng, brave or tavily) or a "
+                      "DEFAULT_TEXT_MODEL that searches"]
+    assert not [r for r in caplog.records if r.getMessage().startswith("WEB_SEARCH=true")]
+    assert "Web search: on (the bot operator's default)." not in dm.content
+    assert "llama3.2 does not search by itself" in dm.content
