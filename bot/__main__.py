@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.logs import setup_bot_logging
 from bot.settings import (
     KEY_FILE_NAME,
     Settings,
@@ -66,8 +67,7 @@ def main() -> int:
     except SettingsError as exc:
         print(exc, file=sys.stderr)
         return 2
-    discord.utils.setup_logging(level=logging.getLevelNamesMapping()[settings.LOG_LEVEL], root=True)
-    logging.getLogger("alembic.runtime.plugins").setLevel(max(logging.WARNING, logging.getLogger().level))
+    setup_bot_logging(logging.getLevelNamesMapping()[settings.LOG_LEVEL])
     from bot.edge.urls import apply_discord_urls
 
     apply_discord_urls(settings)

@@ -33,6 +33,7 @@ from bot.db.engine import (
     describe_database_failure,
     exception_chain,
 )
+from bot.logs import quiet_alembic
 from bot.settings import SettingsError, load_settings
 
 log = logging.getLogger(__name__)
@@ -104,8 +105,9 @@ async def migration_lock(conn: AsyncConnection) -> AsyncIterator[None]:
         yield  # an in-memory database belongs to one connection: nothing can race it
 
 
-async def _run(engine: AsyncEngine, fn, *args) -> None:
+async def _run(engine: AsyncEngine, fn, *args, on_version_apply=None) -> None:
     cfg = alembic_config()
+    cfg.attributes["on_version_apply"] = on_version_apply
     async with engine.connect() as conn, migration_lock(conn):
         def go(sync_conn) -> None:
             cfg.attributes["connection"] = sync_conn
@@ -154,8 +156,26 @@ async def ensure_schema(engine: AsyncEngine) -> None:
 
 
 async def upgrade(engine: AsyncEngine, revision: str = "heads") -> None:
+    """Apply what is missing; say what was done in one line per migration, or in one line
+    for a new database (its history is no news to whoever starts the bot the first time)."""
     await ensure_schema(engine)
-    await _run(engine, command.upgrade, revision)
+    applied: list[tuple[str, str | None, str]] = []
+
+    def record(*, step, **_: object) -> None:
+        script = step.up_revision
+        applied.append((script.revision, script.down_revision, _title(script.doc or "")))
+
+    await _run(engine, command.upgrade, revision, on_version_apply=record)
+    if applied and applied[0][1] is None:
+        log.info("created the database: %d migration(s), now at %s", len(applied), applied[-1][0])
+        return
+    for revision_id, _, title in applied:
+        log.info("migrated the database to %s: %s", revision_id, title)
+
+
+def _title(doc: str) -> str:
+    """A migration's name: its docstring's first line up to the colon."""
+    return doc.strip().splitlines()[0].split(":")[0].strip() if doc.strip() else ""
 
 
 async def downgrade(engine: AsyncEngine, revision: str = "base") -> None:
@@ -177,6 +197,7 @@ def main() -> int:
         print(exc, file=sys.stderr)
         return 2
     logging.basicConfig(level=settings.LOG_LEVEL, format="%(levelname)s %(name)s: %(message)s")
+    quiet_alembic()
     try:
         asyncio.run(_main(settings.DATABASE_URL))
     except Exception as exc:

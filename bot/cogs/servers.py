@@ -34,6 +34,10 @@ class ServersCog(commands.Cog):
             log.warning(risk)
 
     @commands.Cog.listener()
+    async def on_ready(self) -> None:
+        log.info("ready: %s in %d server(s)", loggable(str(self.bot.user)), len(self.bot.guilds))
+
+    @commands.Cog.listener()
     async def on_guild_available(self, guild: discord.Guild) -> None:
         await self._leave_unless_allowed(guild)
 
