@@ -86,6 +86,12 @@ async def read_listening(session: AsyncSession, guild_id: int) -> tuple[dict[int
     return await listen_channels(session, guild_id), await batch_seconds(session, guild_id)
 
 
+def is_category(channel: AnyChannel) -> bool:
+    """A category's rule covers every channel in it and their threads (admission reads
+    each message's category)."""
+    return channel.type == discord.ChannelType.category
+
+
 def rule_warning(interaction: discord.Interaction, controls: GuildControls, channel_id: int) -> str | None:
     """Why the channel rules keep the bot silent in a listen channel, or None."""
     if channel_id in controls.denied:
@@ -149,7 +155,8 @@ class AccessCog(ConfigCog):
     async def allow(self, interaction: discord.Interaction, channel: AnyChannel) -> None:
         async with self.bot.sessions() as session, session.begin():
             await set_channel_rule(session, interaction.guild_id, channel.id, "allow")
-        await reply(interaction, "commands.channels.allowed_one", channel=f"<#{channel.id}>")
+        key = "commands.channels.allowed_category" if is_category(channel) else "commands.channels.allowed_one"
+        await reply(interaction, key, channel=f"<#{channel.id}>")
 
     @channels.command(name=lstr("commands.channels.deny.name"),
                       description=lstr("commands.channels.deny.description"))
@@ -158,7 +165,8 @@ class AccessCog(ConfigCog):
     async def deny(self, interaction: discord.Interaction, channel: AnyChannel) -> None:
         async with self.bot.sessions() as session, session.begin():
             await set_channel_rule(session, interaction.guild_id, channel.id, "deny")
-        await reply(interaction, "commands.channels.denied_one", channel=f"<#{channel.id}>")
+        key = "commands.channels.denied_category" if is_category(channel) else "commands.channels.denied_one"
+        await reply(interaction, key, channel=f"<#{channel.id}>")
 
     @channels.command(name=lstr("commands.channels.listen.name"),
                       description=lstr("commands.channels.listen.description"))

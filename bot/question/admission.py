@@ -40,6 +40,7 @@ class MessageFacts:
     member_id: int
     role_ids: frozenset[int]
     manager: bool  # holds Manage Server
+    category_id: int | None = None  # the category of the channel (of a thread's channel)
 
 
 @dataclass(frozen=True)
@@ -53,9 +54,9 @@ IGNORE = Decision("ignore")
 
 
 def channel_admits(facts: MessageFacts, controls: GuildControls) -> bool:
-    """A denied channel (or a thread under one) never; in allowlist mode only allowed
-    channels and the threads under them."""
-    places = {facts.channel_id} | ({facts.parent_id} if facts.parent_id is not None else set())
+    """A denied channel or category (or a thread under one) never; in allowlist mode only
+    allowed channels and categories, and what is under them."""
+    places = {facts.channel_id} | {place for place in (facts.parent_id, facts.category_id) if place is not None}
     if places & controls.denied:
         return False
     return controls.mode != "allowlist" or bool(places & controls.allowed)
@@ -84,7 +85,8 @@ def facts_of(question: Question) -> MessageFacts:
     roles = frozenset(role.id for role in author.roles) if member else frozenset()
     manager = member and author.guild_permissions.manage_guild
     where = question.where
-    return MessageFacts(where.guild_id, where.channel_id, where.parent_id, author.id, roles, manager)
+    return MessageFacts(where.guild_id, where.channel_id, where.parent_id, author.id, roles, manager,
+                        where.category_id)
 
 
 def decide_question(question: Question, allow_dms: bool) -> Decision:

@@ -64,12 +64,13 @@ class Services:
 
 @dataclass(frozen=True)
 class Where:
-    """Where a message was written: server (None in a DM), channel, and the channel a
-    thread belongs to."""
+    """Where a message was written: server (None in a DM), channel, the channel a thread
+    belongs to, and the category the channel (or the thread's channel) sits in."""
 
     guild_id: int | None
     channel_id: int
     parent_id: int | None
+    category_id: int | None = None
 
 
 @dataclass(frozen=True)
@@ -149,7 +150,10 @@ def where_of(message: discord.Message) -> Where:
     channel = message.channel
     parent_id = channel.parent_id if isinstance(channel, discord.Thread) else None
     guild_id = message.guild.id if message.guild is not None else None
-    return Where(guild_id, channel.id, parent_id)
+    # A thread's category is its channel's (a thread has none of its own).
+    placed = channel.parent if isinstance(channel, discord.Thread) else channel
+    category_id = getattr(placed, "category_id", None)
+    return Where(guild_id, channel.id, parent_id, category_id)
 
 
 async def arrive(message: discord.Message, prompt: str, bot_id: int, config: ConfigCache | None,

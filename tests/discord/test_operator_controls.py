@@ -28,12 +28,13 @@ ANSWER = "Answered."
 
 class ControlsDiscord(FakeDiscord):
     """The fake Discord plus what these tests need: roles members hold, a thread under the
-    main channel and one more channel."""
+    main channel, one more channel, and a category holding a channel with a thread."""
 
     def __init__(self) -> None:
         super().__init__()
         self.other_channel_id = snowflake()
         self.thread_id = snowflake()
+        self.category_id, self.filed_channel_id, self.filed_thread_id = snowflake(), snowflake(), snowflake()
         self.roles = {name: snowflake() for name in ("mods", "muted", "members")}
         self.member_roles: dict[str, list[str]] = {}
         self.manager = {"id": snowflake(), "username": "mona", "discriminator": "0", "global_name": "Mona",
@@ -48,14 +49,20 @@ class ControlsDiscord(FakeDiscord):
         payload = super().guild_payload()
         payload["roles"] += [self.role_payload(name) for name in self.roles]
         payload["channels"].append(self._channel(self.other_channel_id, "other", 2))
-        payload["threads"] = [{
-            "id": self.thread_id, "guild_id": self.guild_id, "parent_id": self.channel_id, "name": "a-thread",
-            "type": 11, "owner_id": self.member_user["id"], "last_message_id": None, "rate_limit_per_user": 0,
-            "message_count": 0, "member_count": 1,
-            "thread_metadata": {"archived": False, "auto_archive_duration": 1440, "locked": False,
-                                "archive_timestamp": datetime.now(UTC).isoformat()}}]
+        payload["channels"].append({**self._channel(self.category_id, "projects", 3), "type": 4})
+        payload["channels"].append({**self._channel(self.filed_channel_id, "in-projects", 4),
+                                    "parent_id": self.category_id})
+        payload["threads"] = [self._thread(self.thread_id, self.channel_id),
+                              self._thread(self.filed_thread_id, self.filed_channel_id)]
         payload["members"].append(self._member(self.manager) | {"user": self.manager})
         return payload
+
+    def _thread(self, thread_id: str, parent_id: str) -> dict[str, Any]:
+        return {"id": thread_id, "guild_id": self.guild_id, "parent_id": parent_id, "name": "a-thread",
+                "type": 11, "owner_id": self.member_user["id"], "last_message_id": None, "rate_limit_per_user": 0,
+                "message_count": 0, "member_count": 1,
+                "thread_metadata": {"archived": False, "auto_archive_duration": 1440, "locked": False,
+                                    "archive_timestamp": datetime.now(UTC).isoformat()}}
 
     def _member(self, user: dict[str, Any], permissions: str | None = None) -> dict[str, Any]:
         member = super()._member(user, permissions)
@@ -243,6 +250,29 @@ async def test_allowlist_answers_only_allowed_channels_and_their_threads(fake, m
     assert listing.content.splitlines()[:3] == [t("commands.channels.mode_allowlist", "en"),
                                                 f"Allowed channels: <#{fake.channel_id}>", "Denied channels: -"]
     assert listing.content.splitlines()[3] == "Listen channels: -"
+
+
+async def test_a_category_covers_its_channels_and_their_threads(fake, make_bot, provider_server):
+    """Before, `/channels allow` took a category, confirmed it, and matched no channel under it."""
+    async with running_bot(fake, make_bot()) as run:
+        await manage(run, fake, "channels", "mode", (opt("mode", "allowlist"), None))
+        await manage(run, fake, "channels", "allow", channel_option(fake.channel_id))  # where settle asks
+        allowed = await manage(run, fake, "channels", "allow", channel_option(fake.category_id, kind=4))
+        in_channel = await ask(fake, "filed question", channel=fake.filed_channel_id)
+        await answered(run, fake, in_channel)
+        in_thread = await ask(fake, "filed thread question", channel=fake.filed_thread_id)
+        await answered(run, fake, in_thread)
+        await ask(fake, channel=fake.other_channel_id)  # outside the category: still not allowed
+        await settle(run, fake, provider_server)
+        denied = await manage(run, fake, "channels", "deny", channel_option(fake.category_id, kind=4), locale="ja")
+        await ask(fake, "after the deny", channel=fake.filed_thread_id)
+        await settle(run, fake, provider_server)
+    assert allowed.content == (f"<#{fake.category_id}> is allowed, with every channel in this category "
+                               "and their threads.")
+    assert denied.content.startswith(f"カテゴリー <#{fake.category_id}> を拒否しました")
+    asked = [r.json["messages"][-1]["content"] for r in provider_server.requests]
+    assert asked == ["filed question", "filed thread question", "control question", "control question"]
+    assert fake.bot_messages(fake.other_channel_id) == []
 
 
 async def test_a_denied_channel_is_never_answered_not_even_for_a_manager(fake, make_bot, provider_server):
