@@ -103,6 +103,17 @@ class RunningAnswers:
                 return answer.record()
         return self._recent.get(message_id)
 
+    def text_holding(self, message_id: int) -> str | None:
+        """The whole text of the answer streaming now that `message_id` is a part of, as its
+        delivery holds it: a last part Discord already shows may not be among the part ids
+        yet (discord.py holds a send that emptied the channel's bucket for up to 5 s).
+        None: no such answer, or one continued from earlier parts (its parts are read)."""
+        for answer in self._running:
+            delivery = answer.shown.delivery
+            if delivery is not None and not answer.kept_parts and message_id in answer.shown.part_ids():
+                return delivery.full_text
+        return None
+
     def by_question(self, question_id: int) -> RunningAnswer | None:
         """The answer running for the question whose newest message is `question_id`."""
         return next((a for a in self._running if a.question_id == question_id), None)

@@ -104,6 +104,10 @@ class Recall:
     answers: RunningAnswers | None = None
     sessions: async_sessionmaker[AsyncSession] | None = None
 
+    def streaming_text(self, message_id: int) -> str | None:
+        """The whole text of an answer still being delivered here that holds `message_id`."""
+        return self.answers.text_holding(message_id) if self.answers is not None else None
+
     async def answer_holding(self, message_id: int) -> RecordedAnswer | None:
         known = self.answers.holding(message_id) if self.answers is not None else None
         if known is not None or self.sessions is None:
@@ -151,7 +155,9 @@ class _Walk:
             turn = None if counting else Message("assistant", message.content)
             return self._took(turn, message, await referenced(message))
         self.seen.update(answer.message_ids)
-        turn = None if counting else Message("assistant", await whole_answer(message, answer))
+        streaming = self.recall.streaming_text(message.id)
+        whole = streaming if streaming is not None else await whole_answer(message, answer)
+        turn = None if counting else Message("assistant", whole)
         return self._took(turn, message, await fetch(message.channel, answer.question_id))
 
     def _took(self, turn: Message | None, message: discord.Message,

@@ -104,6 +104,29 @@ async def test_a_reply_to_any_part_continues_the_whole_answer_also_after_a_resta
         *expected[:2], {"role": "user", "content": "and the last one?", "name": "Alice"}]
 
 
+async def test_a_reply_the_moment_an_answer_shows_carries_all_of_it(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot) -> None:
+    """Streamed in small pieces, the answer's last part is on screen while discord.py still
+    holds the send that made it (the channel's bucket is empty for up to 5 s), so the
+    answer did not know that part yet: a reply to part 3 then carried parts 1-3 only."""
+    fake, server = fake_discord, provider_server
+    server.enqueue(openai_stream(LONG_ANSWER, piece=40, event_delay=0.005))
+    server.reply(openai_stream("About that part.", piece=8))
+    bot = turn_bot()
+    async with running_bot(fake, bot) as run:
+        await configure_server(bot, fake, server)
+        await ask(fake, "tell me a long story")
+        await run.wait_for(lambda: delivered(fake, LONG_ANSWER), timeout=30)
+        parts = texts(fake)
+        assert len(parts) == 4
+        await fake.send_user_message("what did the third part mean?", reply_to=parts[2].id)
+        await run.wait_for(lambda: finished(fake, 5), timeout=30)
+    assert openai_turns(server.requests[1]) == [
+        {"role": "user", "content": "tell me a long story", "name": "Alice"},
+        {"role": "assistant", "content": LONG_ANSWER},  # as it streamed: every part, its own breaks
+        {"role": "user", "content": "what did the third part mean?", "name": "Alice"}]
+
+
 async def test_two_members_in_a_chain_are_named_in_the_openai_name_field(
         fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot) -> None:
     fake, server = fake_discord, provider_server
