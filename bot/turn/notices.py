@@ -79,13 +79,22 @@ END_NOTES = {
 }
 
 
+# Ends said on their own line when no text showed (a stop is the member's own doing).
+SAID_ALONE = frozenset({"deadline", "shutdown"})
+
+
 async def end_notes(ctx: TurnContext, delivery: MessageDelivery, result: StreamResult) -> None:
     """A bound, a shutdown or a stop ended the answer: say so under what was said."""
     reason = result.cut_at or result.interrupted
     key = END_NOTES.get(reason or "")
-    if key is not None and delivery.messages:
+    if key is not None:
         duration = time_limit(ctx.limits.total_seconds, ctx.locale)
-        await delivery.add_note(f"*{t(key, ctx.locale, duration=duration, count=ctx.max_messages)}*")
+        note = f"*{t(key, ctx.locale, duration=duration, count=ctx.max_messages)}*"
+        if delivery.messages:
+            await delivery.add_note(note)
+        elif reason in SAID_ALONE:  # nothing showed yet: the member would hear nothing at all
+            with contextlib.suppress(SinkError):
+                await ctx.sink.send(note, reply=True)
     if result.delivery_failure is not None:
         DELIVERY_FAILURES.labels(closed_label(result.delivery_failure, DELIVERY_FAILURE_KINDS)).inc()
         log.error("the answer could not be delivered in full (%s); %d characters were written",

@@ -173,6 +173,18 @@ async def test_a_retried_answer_ends_at_one_deadline(
     assert 4.5 <= took <= 6.5, took
 
 
+async def test_a_deadline_before_any_text_says_so(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot) -> None:
+    """Both keys hold the stream open without content: the answer ends at its 5 s with a
+    note naming the limit (before: it ended and the channel stayed silent)."""
+    fake, server = fake_discord, provider_server
+    for key in ("sk-pool-first", "sk-pool-second"):
+        server.reply(openai_stream("too late", first_byte_delay=30.0), key=key)
+    took = await seconds_to_the_deadline_note(fake, server, turn_bot, "anyone there?")
+    assert 4.5 <= took <= 6.5, took
+    assert [line for line in lines(fake) if line] == [_deadline_note()]
+
+
 def _dice_call() -> Reply:
     events = [chunk({"role": "assistant", "content": None, "tool_calls": [
         tool_delta(0, id="call_1", name="roll_dice", arguments='{"notation": "1d6"}')]}),
