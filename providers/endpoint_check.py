@@ -22,6 +22,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+import yarl
+
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Awaitable[Sequence[IPAddress]]]
 """`(host, port) -> addresses`; raises EndpointRejected("unresolvable") when there are none."""
@@ -121,6 +123,28 @@ def address_refusal(
     return None
 
 
+def normalized_host(host: str) -> str:
+    """`host` as the HTTP client connects to it: lower case, IDNA-mapped the way yarl maps it.
+
+    yarl (under aiohttp) maps fullwidth, circled and other compatibility digits and the
+    ideographic full stops to ASCII, so `１２７。0。0。①` is the literal 127.0.0.1 by the time
+    the client connects; a check that read the host as written would take it for a name.
+    """
+    bare = host.strip("[]")
+    try:
+        return yarl.URL.build(scheme="http", host=bare).raw_host or ""
+    except (ValueError, UnicodeError):
+        raise EndpointRejected("malformed", "The host name is not valid.") from None
+
+
+def connection_host(url: str) -> str:
+    """The host of `url` as the HTTP client connects to it (`normalized_host`), or ""."""
+    try:
+        return yarl.URL(url).raw_host or ""
+    except (ValueError, UnicodeError, TypeError):
+        raise EndpointRejected("malformed", "The URL's host name is not valid.") from None
+
+
 def _parse(base_url: str) -> tuple[str, str, int]:
     if not isinstance(base_url, str) or not base_url.strip():
         raise EndpointRejected("malformed", "The endpoint URL is empty.")
@@ -138,7 +162,7 @@ def _parse(base_url: str) -> tuple[str, str, int]:
         raise EndpointRejected("scheme", f"The endpoint must start with http:// or https:// (got {shown}).")
     if parts.username is not None or parts.password is not None:
         raise EndpointRejected("credentials", "The endpoint URL must not contain a user name or password.")
-    host = (parts.hostname or "").rstrip(".")
+    host = connection_host(text).rstrip(".")
     if not host:
         raise EndpointRejected("malformed", "The endpoint URL has no host name.")
     return host, scheme, port or (443 if scheme == "https" else 80)
@@ -192,7 +216,7 @@ class EndpointPolicy:
         One refused answer is enough to refuse: the HTTP client may pick any of them.
         The message names the host and the reason, never a path or query.
         """
-        host = host.strip("[]").rstrip(".")
+        host = normalized_host(host).rstrip(".")
         where = f"{host}:{port}"
         if host.lower() in METADATA_HOSTS:
             raise EndpointRejected("metadata", f"{where} is a cloud metadata service and cannot be used.")
