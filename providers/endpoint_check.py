@@ -8,9 +8,10 @@ Cloud metadata services and container credential endpoints are refused always: n
 server lives there, and they hand out the machine's or the task's credentials.
 
 The same rules run twice: here when the endpoint is set, and again for every connection
-the custom provider's HTTP client opens (`providers.safe_transport`), against the
-addresses resolved at that moment, so a name that later resolves elsewhere (DNS
-rebinding) is refused before any byte is sent.
+the custom provider's HTTP client opens (`providers.safe_transport`,
+`providers.http_transport.GuardedConnector`), against the addresses resolved at that
+moment, so a name that later resolves elsewhere (DNS rebinding) is refused before any
+byte is sent. A host is read the way the HTTP client reads it (`normalized_host`).
 """
 
 from __future__ import annotations

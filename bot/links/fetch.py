@@ -6,9 +6,9 @@ its own): a name is resolved and checked when each connection is made (no DNS ca
 a name that answers a public address first and a private one later is refused), and
 every socket, a literal address's included, is checked for the address it opens to.
 aiohttp follows no redirect itself: each hop's URL is checked (scheme, no user name, a
-host) and goes through the same connector, at most `max_redirects` of them. No proxy or environment
-setting is trusted. The body is read in pieces and the read stops one piece past the
-bound, so an endless or huge body costs at most that much.
+host) and goes through the same connector, at most `max_redirects` of them. No proxy or
+environment setting is trusted. The body is read in pieces and the read stops one piece
+past the bound, so an endless or huge body costs at most that much.
 """
 
 from __future__ import annotations
