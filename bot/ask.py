@@ -4,7 +4,8 @@ A self-hoster's first check after setting a key: the question goes through the s
 generation turn a mention does (`bot.turn.run_generation_turn`: key rotation, the
 answer's bounds, the endpoint policy, the error headline and tips), on the operator's
 default route (DEFAULT_TEXT_*), and the answer streams to the terminal
-(`bot.terminal_sink`). No Discord token and no database are needed.
+(`bot.terminal_sink`), with no terminal control sequence of the model's or a provider's
+left in anything printed. No Discord token and no database are needed.
 
 Exit status: 0 when the model answered, 1 when it did not (the headline and tips were
 printed), 2 when the settings are incomplete or invalid (one line naming the setting).
@@ -21,7 +22,7 @@ from datetime import UTC, datetime
 from typing import TextIO
 
 from bot.settings import Settings, SettingsError, default_route_problem, load_settings
-from bot.terminal_sink import TERMINAL_MESSAGE_LIMIT, TerminalSink
+from bot.terminal_sink import TERMINAL_MESSAGE_LIMIT, TerminalSink, terminal_safe
 from bot.turn import EnvironmentCredentials, TurnContext, TurnOutcome, run_generation_turn
 from bot.turn.access import ProviderAccess
 from bot.turn.context import answer_limits
@@ -53,9 +54,17 @@ def terminal_settings() -> Settings | None:
         print(missing, file=sys.stderr)
         return None
     level = logging.getLevelNamesMapping()[settings.LOG_LEVEL]
-    logging.basicConfig(level=level if level <= logging.DEBUG else max(level, logging.WARNING),
-                        format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(TerminalFormatter("%(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level if level <= logging.DEBUG else max(level, logging.WARNING), handlers=[handler])
     return settings
+
+
+class TerminalFormatter(logging.Formatter):
+    """Log lines for a terminal: a provider's words in a warning cannot drive the terminal."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        return terminal_safe(super().format(record))
 
 
 def missing_setting(settings: Settings) -> str | None:

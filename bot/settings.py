@@ -22,7 +22,12 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from providers import KNOWN_PROVIDERS, Provider
-from providers.endpoint_check import METADATA_HOSTS, address_refusal
+from providers.endpoint_check import (
+    METADATA_HOSTS,
+    EndpointRejected,
+    address_refusal,
+    connection_host,
+)
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///data/bot.sqlite3"
 SUPPORTED_DRIVERS = ("sqlite+aiosqlite", "postgresql+asyncpg")
@@ -394,7 +399,10 @@ def search_url_problem(url: str, *, allow_private: bool) -> str | None:
         return "must start with http:// or https:// and name a host"
     if parts.username is not None or parts.password is not None:
         return "must not contain a user name or password"
-    host = parts.hostname.rstrip(".")
+    try:
+        host = connection_host(url).rstrip(".")  # as the client will connect: １２７。0。0。1 is 127.0.0.1
+    except EndpointRejected:
+        return "has a host name that is not valid"
     if host.lower() in METADATA_HOSTS:
         return f"{host} is a cloud metadata service"
     try:

@@ -13,6 +13,10 @@ that a terminal cannot take back what it printed, so this sink prints what each 
 
 Embeds (the error headline, its detail and tips) go to the error stream as plain text;
 a retracted answer (another key or model is tried) gets one line saying so.
+
+Everything printed is the model's or a provider's text, so it goes through
+`terminal_safe` first: an answer must not set the window title, clear the screen, move the
+cursor or rewrite a line the reader already saw.
 """
 
 from __future__ import annotations
@@ -27,6 +31,24 @@ from stream.splitter import fence_closer, open_fence
 TERMINAL_MESSAGE_LIMIT = 1_000_000  # one message for the whole answer: a terminal needs no split
 WITHDRAWN = "[the text above was withdrawn: trying again]"
 _TRAILING_FENCE = re.compile(r"\n[ \t]*`{3,}$")
+# Terminal control sequences (ECMA-48): CSI (ESC [ or the 8-bit 0x9B) with its parameters;
+# OSC, DCS, SOS, PM and APC strings up to their terminator (BEL or ST); other escapes; then
+# any C0 or C1 control character left, but the line break and the tab. Hand-written: the
+# libraries that strip "ANSI codes" strip colours and leave OSC strings and C1 controls.
+# A string's body stops at the next string introducer and every run is possessive, so no
+# text makes the match scan the same characters again and again (`\x9dx` a million times).
+_CSI = r"(?:\x1b\[|\x9b)[0-?]*+[ -/]*+"
+_STRING = r"(?:\x1b[\]PX^_]|[\x90\x98\x9d\x9e\x9f])[^\x07\x1b\x90\x98\x9c\x9d\x9e\x9f]*+"
+_CONTROL = re.compile(_CSI + r"[@-~]|" + _STRING + r"(?:\x07|\x1b\\|\x9c)|\x1b[ -/]*+[0-~]"
+                      r"|[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# The start of a control sequence whose end has not arrived yet, at the end of a text.
+_UNFINISHED = re.compile(r"(?:" + _CSI + "|" + _STRING + r"\x1b?|\x1b[ -/]*+)\Z")
+
+
+def terminal_safe(text: str) -> str:
+    """`text` without terminal control sequences or control characters (line breaks and tabs
+    kept): what a model or a provider wrote is printed, never obeyed by the terminal."""
+    return _CONTROL.sub("", text)
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -46,12 +68,14 @@ class TerminalSink:
         self._next_id = 1
         self._current: int | None = None
         self._printed = ""  # the current message's text as far as it was printed
+        self._latest = ""  # the current message's latest text, a control sequence it ends in included
         self._line_start = True
 
     # -- MessageSink --------------------------------------------------------------------
 
     async def send(self, content: str, *, reply: bool = False) -> SentMessage:
         """A new message: the answer, or a notice on a line of its own."""
+        self._show_held()
         self._newline()
         message = self._new_id()
         self._current, self._printed = message.id, ""
@@ -79,7 +103,7 @@ class TerminalSink:
             lines.extend((name.strip(), value))
         if embed.footer:
             lines.append(embed.footer)
-        self._err.write("\n".join(line for line in lines if line.strip()) + "\n")
+        self._err.write(terminal_safe("\n".join(line for line in lines if line.strip())) + "\n")
         self._err.flush()
         return self._new_id()
 
@@ -87,7 +111,7 @@ class TerminalSink:
         """Attachments are for Discord (a long thought log); the terminal names the file only."""
         if embed is not None:
             await self.send_embed(embed)
-        self._err.write(f"[{filename}: {len(data)} bytes not shown]\n")
+        self._err.write(terminal_safe(f"[{filename}: {len(data)} bytes not shown]") + "\n")
         self._err.flush()
         return self._new_id()
 
@@ -98,7 +122,8 @@ class TerminalSink:
         return None
 
     def close(self) -> None:
-        """The answer is over: end the line."""
+        """The answer is over: print what was held back, end the line."""
+        self._show_held()
         self._newline()
 
     # -- text ---------------------------------------------------------------------------
@@ -110,7 +135,19 @@ class TerminalSink:
 
     def _show(self, text: str) -> None:
         """Print what `text` adds to what was printed of the current message (a text that
-        is only shorter than that adds nothing: the printed one stays the reference)."""
+        is only shorter than that adds nothing: the printed one stays the reference).
+
+        Control sequences are left out (`terminal_safe`); one the text ends in before its
+        end has arrived is held back, so its parameters never print as text."""
+        self._latest = text
+        self._print_new(terminal_safe(_UNFINISHED.sub("", text)))
+
+    def _show_held(self) -> None:
+        """The last text whole: no later edit will finish a sequence it ends in."""
+        if self._current is not None:
+            self._print_new(terminal_safe(self._latest))
+
+    def _print_new(self, text: str) -> None:
         shared = _common_prefix(self._printed, text)
         if shared < len(text):
             self._write(text[shared:])
@@ -121,6 +158,7 @@ class TerminalSink:
             self._write("\n")
 
     def _write(self, text: str) -> None:
+        text = terminal_safe(text)
         if not text:
             return
         self._out.write(text)

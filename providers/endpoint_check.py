@@ -8,9 +8,10 @@ Cloud metadata services and container credential endpoints are refused always: n
 server lives there, and they hand out the machine's or the task's credentials.
 
 The same rules run twice: here when the endpoint is set, and again for every connection
-the custom provider's HTTP client opens (`providers.safe_transport`), against the
-addresses resolved at that moment, so a name that later resolves elsewhere (DNS
-rebinding) is refused before any byte is sent.
+the custom provider's HTTP client opens (`providers.safe_transport`,
+`providers.http_transport.GuardedConnector`), against the addresses resolved at that
+moment, so a name that later resolves elsewhere (DNS rebinding) is refused before any
+byte is sent. A host is read the way the HTTP client reads it (`normalized_host`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import socket
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
+
+import yarl
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 Resolver = Callable[[str, int], Awaitable[Sequence[IPAddress]]]
@@ -121,6 +124,28 @@ def address_refusal(
     return None
 
 
+def normalized_host(host: str) -> str:
+    """`host` as the HTTP client connects to it: lower case, IDNA-mapped the way yarl maps it.
+
+    yarl (under aiohttp) maps fullwidth, circled and other compatibility digits and the
+    ideographic full stops to ASCII, so `１２７。0。0。①` is the literal 127.0.0.1 by the time
+    the client connects; a check that read the host as written would take it for a name.
+    """
+    bare = host.strip("[]")
+    try:
+        return yarl.URL.build(scheme="http", host=bare).raw_host or ""
+    except (ValueError, UnicodeError):
+        raise EndpointRejected("malformed", "The host name is not valid.") from None
+
+
+def connection_host(url: str) -> str:
+    """The host of `url` as the HTTP client connects to it (`normalized_host`), or ""."""
+    try:
+        return yarl.URL(url).raw_host or ""
+    except (ValueError, UnicodeError, TypeError):
+        raise EndpointRejected("malformed", "The URL's host name is not valid.") from None
+
+
 def _parse(base_url: str) -> tuple[str, str, int]:
     if not isinstance(base_url, str) or not base_url.strip():
         raise EndpointRejected("malformed", "The endpoint URL is empty.")
@@ -138,7 +163,7 @@ def _parse(base_url: str) -> tuple[str, str, int]:
         raise EndpointRejected("scheme", f"The endpoint must start with http:// or https:// (got {shown}).")
     if parts.username is not None or parts.password is not None:
         raise EndpointRejected("credentials", "The endpoint URL must not contain a user name or password.")
-    host = (parts.hostname or "").rstrip(".")
+    host = connection_host(text).rstrip(".")
     if not host:
         raise EndpointRejected("malformed", "The endpoint URL has no host name.")
     return host, scheme, port or (443 if scheme == "https" else 80)
@@ -192,7 +217,7 @@ class EndpointPolicy:
         One refused answer is enough to refuse: the HTTP client may pick any of them.
         The message names the host and the reason, never a path or query.
         """
-        host = host.strip("[]").rstrip(".")
+        host = normalized_host(host).rstrip(".")
         where = f"{host}:{port}"
         if host.lower() in METADATA_HOSTS:
             raise EndpointRejected("metadata", f"{where} is a cloud metadata service and cannot be used.")

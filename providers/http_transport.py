@@ -12,23 +12,23 @@ SDK's copy imports that whole SDK, and one maps a lost connection to a timeout).
 The aiohttp transport keeps what `safe_transport` guarantees for httpx2:
 - no redirect: aiohttp is told not to follow one, and the httpx2 client above it runs
   the same refusing response hook (`no_redirect_options`);
-- for a custom endpoint, every connection's address checked and pinned: the
-  connector's resolver (`GuardedResolver`) returns only addresses the policy allows and
-  the connector connects to exactly those (no DNS cache, so each new connection is
-  checked again); a literal address, which aiohttp never hands to a resolver, is
-  checked before the request is sent. No proxy, no environment proxy settings
-  (`trust_env=False`), no Unix socket.
+- for a custom endpoint, every connection's address checked and pinned by
+  `GuardedConnector` (which the link reader and the search client use too). No proxy,
+  no environment proxy settings (`trust_env=False`), no Unix socket.
 Its failures reach the SDKs as the httpx2 errors they classify (`_mapped`).
 """
 
 from __future__ import annotations
 
+import errno
+import ipaddress
 import socket
 from collections.abc import AsyncIterator
 from typing import Any, Literal
 
 import aiohttp
 import httpx2
+from aiohappyeyeballs import AddrInfoType
 from aiohttp.abc import AbstractResolver, ResolveResult
 
 from providers.endpoint_check import EndpointPolicy, EndpointRejected
@@ -79,6 +79,57 @@ class GuardedResolver(AbstractResolver):
 
     async def close(self) -> None:
         return None
+
+
+class _RefusedSocket(OSError):
+    """`GuardedConnector`'s refusal of one address. aiohttp passes on only OSErrors from
+    opening a socket (wrapped in ClientConnectorError); `connection_refusal` unwraps it."""
+
+    def __init__(self, refused: AddressRefused) -> None:
+        super().__init__(errno.EACCES, str(refused))
+        self.refused = refused
+
+
+class GuardedConnector(aiohttp.TCPConnector):
+    """An aiohttp connector that reaches only the addresses `policy` allows, checked when
+    each connection is made.
+
+    Two checks, both at connection time. A name goes to `GuardedResolver`, which refuses
+    the host when any of its addresses is refused (the client may pick any of them);
+    without a DNS cache each new connection resolves and is checked again (DNS
+    rebinding), and the connector connects to exactly the addresses checked. A literal
+    address never reaches a resolver (aiohttp connects to it directly, and yarl has
+    already turned `１２７。0。0。1` and other compatibility forms into `127.0.0.1`), so
+    the socket factory checks the very address each socket is opened for, literal or
+    resolved: nothing connects that the policy refuses, whatever checked the URL before.
+    """
+
+    def __init__(self, policy: EndpointPolicy, **options: Any) -> None:
+        def guarded_socket(addr_info: AddrInfoType) -> socket.socket:
+            family, kind, proto, _name, sockaddr = addr_info
+            address = ipaddress.ip_address(str(sockaddr[0]).split("%", 1)[0])
+            refusal = policy.refusal(address)
+            if refusal is not None:
+                raise _RefusedSocket(AddressRefused(
+                    refusal.reason, f"{address}:{sockaddr[1]} cannot be used: {refusal.text}."))
+            return socket.socket(family, kind, proto)
+
+        super().__init__(resolver=GuardedResolver(policy), use_dns_cache=False,
+                         socket_factory=guarded_socket, **options)
+
+
+def connection_refusal(exc: BaseException) -> AddressRefused | None:
+    """The address refusal a failed aiohttp request carries, raised or wrapped, else None."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, AddressRefused):
+            return current
+        if isinstance(current, _RefusedSocket):
+            return current.refused
+        seen.add(id(current))
+        current = getattr(current, "os_error", None) or current.__cause__ or current.__context__
+    return None
 
 
 def _mapped(exc: aiohttp.ClientError, *, reading: bool) -> Exception:
@@ -154,9 +205,8 @@ class _AiohttpBody(httpx2.AsyncByteStream):
 class AiohttpTransport(httpx2.AsyncBaseTransport):
     """httpx2 requests sent through one aiohttp session, made on first use (inside the loop).
 
-    With a `policy` (custom endpoints), every connection is resolved by `GuardedResolver`
-    and a literal address is checked before the request; aiohttp never follows a
-    redirect here, and trusts no proxy setting of the environment.
+    With a `policy` (custom endpoints), every connection goes through `GuardedConnector`;
+    aiohttp never follows a redirect here, and trusts no proxy setting of the environment.
     """
 
     def __init__(self, policy: EndpointPolicy | None = None, limits: httpx2.Limits = _CONNECTION_LIMITS) -> None:
@@ -168,14 +218,12 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
     def _open(self) -> aiohttp.ClientSession:
         options: dict[str, Any] = {"ssl": self._ssl, "limit": self._limits.max_connections or 0,
                                    "keepalive_timeout": self._limits.keepalive_expiry}
-        if self._policy is not None:  # no DNS cache: each new connection is checked again
-            options.update(resolver=GuardedResolver(self._policy), use_dns_cache=False)
-        self._session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(**options), trust_env=False)
+        connector = (aiohttp.TCPConnector(**options) if self._policy is None
+                     else GuardedConnector(self._policy, **options))
+        self._session = aiohttp.ClientSession(connector=connector, trust_env=False)
         return self._session
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
-        if self._policy is not None:
-            await _check_literal(self._policy, request.url.host, request.url.port)
         timeout = request.extensions.get("timeout", {})
         session = self._session or self._open()
         try:
@@ -186,6 +234,9 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
                                               connect=timeout.get("pool")),
                 server_hostname=request.extensions.get("sni_hostname"))
         except aiohttp.ClientError as exc:
+            refused = connection_refusal(exc)
+            if refused is not None:
+                raise refused from None
             raise _mapped(exc, reading=False) from exc
         body = _AiohttpBody(response)
         return httpx2.Response(response.status, headers=response.raw_headers, stream=body, request=request,
@@ -196,19 +247,6 @@ class AiohttpTransport(httpx2.AsyncBaseTransport):
     async def aclose(self) -> None:
         if self._session is not None:
             await self._session.close()
-
-
-async def _check_literal(policy: EndpointPolicy, host: str, port: int | None) -> None:
-    """A literal address skips every resolver, so it is checked here (a name: by GuardedResolver)."""
-    host = host.strip("[]")
-    try:
-        socket.inet_pton(socket.AF_INET6 if ":" in host else socket.AF_INET, host)
-    except OSError:
-        return
-    try:
-        await policy.allowed_addresses(host, port or 80)
-    except EndpointRejected as rejected:
-        raise _refused(rejected) from None
 
 
 def sdk_http_client(

@@ -2,16 +2,17 @@
 its text (or a PDF's bytes), and framed for the model as untrusted data.
 
 `read_links(text, policy)` is the one entry; `framed_page` makes a page's text for the
-model; `LinkFailure.reason` is a short key the question's note names.
+model, `framed_document` a linked PDF's parts; `LinkFailure.reason` is a short key the
+question's note names.
 """
 
 from bot.links.finding import find_links
-from bot.links.framing import framed_page
+from bot.links.framing import framed_document, framed_page
 from bot.links.policy import LinkPolicy
 from bot.links.reader import LinkReading, read_links
 from bot.links.results import REASONS, LinkDocument, LinkFailure, LinkPage, LinkResult
 
 __all__ = [
     "REASONS", "LinkDocument", "LinkFailure", "LinkPage", "LinkPolicy", "LinkReading",
-    "LinkResult", "find_links", "framed_page", "read_links",
+    "LinkResult", "find_links", "framed_document", "framed_page", "read_links",
 ]

@@ -14,9 +14,10 @@ loggers are quieted so no page text reaches the bot's log.
 from __future__ import annotations
 
 import asyncio
-import codecs
 import concurrent.futures
 import logging
+
+from bot.links.charset import text_codec
 
 EXTRACT_THREADS = 2
 _executor = concurrent.futures.ThreadPoolExecutor(max_workers=EXTRACT_THREADS,
@@ -30,13 +31,10 @@ class ExtractionFailed(Exception):
 
 
 def decoded(body: bytes, charset: str | None) -> str:
-    """`body` as text in its declared charset (UTF-8 when none or unknown); a byte that
-    does not decode becomes U+FFFD rather than failing the page."""
-    try:
-        codec = codecs.lookup(charset or "utf-8").name
-    except LookupError:
-        codec = "utf-8"
-    return body.decode(codec, errors="replace")
+    """`body` as text in `charset` (UTF-8 when none, or one that does not decode bytes to
+    text: `charset.choose_charset` picks a better one first); a byte that does not decode
+    becomes U+FFFD rather than failing the page."""
+    return body.decode(text_codec(charset) or "utf-8", errors="replace")
 
 
 def _title(tree: object) -> str | None:

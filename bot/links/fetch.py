@@ -1,21 +1,19 @@
 """Fetching one link: public addresses only, redirects followed by hand, bounded in time and bytes.
 
-Every connection is resolved by `providers.http_transport.GuardedResolver` with the
+Every connection goes through `providers.http_transport.GuardedConnector` with the
 link policy's address rules (the custom endpoints' rules, with LINKS_ALLOW_PRIVATE of
-its own): the connector connects to exactly the addresses it checked, and keeps no DNS
-cache, so a name that answers a public address first and a private one later (DNS
-rebinding) is refused when the connection is made. A literal address, which aiohttp
-never hands to a resolver, is checked here before each request. aiohttp follows no
-redirect itself: each hop's URL is checked (scheme, no user name, its address) and goes
-through the same connector, at most `max_redirects` of them. No proxy or environment
-setting is trusted. The body is read in pieces and the read stops one piece past the
-bound, so an endless or huge body costs at most that much.
+its own): a name is resolved and checked when each connection is made (no DNS cache, so
+a name that answers a public address first and a private one later is refused), and
+every socket, a literal address's included, is checked for the address it opens to.
+aiohttp follows no redirect itself: each hop's URL is checked (scheme, no user name, a
+host) and goes through the same connector, at most `max_redirects` of them. No proxy or
+environment setting is trusted. The body is read in pieces and the read stops one piece
+past the bound, so an endless or huge body costs at most that much.
 """
 
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
@@ -33,8 +31,8 @@ from bot.links.results import (
     UNREACHABLE,
     WRONG_TYPE,
 )
-from providers.endpoint_check import EndpointPolicy, EndpointRejected
-from providers.http_transport import GuardedResolver
+from providers.endpoint_check import EndpointRejected
+from providers.http_transport import GuardedConnector, connection_refusal
 from providers.safe_transport import AddressRefused
 
 USER_AGENT = "llm-discord-bot (link reader: reads a page a member linked in a question)"
@@ -65,8 +63,7 @@ class Fetched:
 
 def open_session(policy: LinkPolicy) -> aiohttp.ClientSession:
     """A session whose every connection is checked against the link policy's address rules."""
-    connector = aiohttp.TCPConnector(resolver=GuardedResolver(policy.endpoint_policy()),
-                                     use_dns_cache=False, limit=policy.max_links * 2)
+    connector = GuardedConnector(policy.endpoint_policy(), limit=policy.max_links * 2)
     return aiohttp.ClientSession(connector=connector, trust_env=False,
                                  headers={"User-Agent": USER_AGENT, "Accept": ACCEPT})
 
@@ -82,11 +79,12 @@ def _refused_address(rejected: EndpointRejected | AddressRefused) -> LinkRefused
     return LinkRefused(BAD_URL, detail)
 
 
-async def _check_target(url: str, addresses: EndpointPolicy) -> None:
-    """Refuse a URL that is not plain http(s) to a host, or names a refused literal address."""
+def _check_target(url: str) -> None:
+    """Refuse a URL that is not plain http(s) to a host. Its address is checked by the
+    connector, on the host as the client connects to it."""
     try:
         parts = urlsplit(url)
-        port = parts.port
+        parts.port  # noqa: B018 - raises on a bad port
     except ValueError:
         raise LinkRefused(BAD_URL, "not a valid URL") from None
     scheme = parts.scheme.lower()
@@ -94,17 +92,8 @@ async def _check_target(url: str, addresses: EndpointPolicy) -> None:
         raise LinkRefused(BAD_URL, f"the scheme {scheme or '(none)'} is not http or https")
     if parts.username is not None or parts.password is not None:
         raise LinkRefused(BAD_URL, "the URL carries a user name or password")
-    host = (parts.hostname or "").strip("[]")
-    if not host:
+    if not parts.hostname:
         raise LinkRefused(BAD_URL, "the URL has no host")
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        return  # a name: GuardedResolver checks what it resolves to when connecting
-    try:
-        await addresses.allowed_addresses(host, port or (443 if scheme == "https" else 80))
-    except EndpointRejected as rejected:
-        raise _refused_address(rejected) from None
 
 
 async def _read_bounded(response: aiohttp.ClientResponse, max_bytes: int) -> bytes:
@@ -138,21 +127,27 @@ async def _one_request(session: aiohttp.ClientSession, url: str,
         return Fetched(str(response.url), media_type, response.charset, body)
 
 
-async def _follow(session: aiohttp.ClientSession, url: str, policy: LinkPolicy,
-                  addresses: EndpointPolicy) -> Fetched:
+def _failed_request(exc: aiohttp.ClientError | OSError | AddressRefused) -> LinkRefused:
+    refused = connection_refusal(exc)
+    if refused is not None:
+        return _refused_address(refused)
+    if isinstance(exc, aiohttp.ClientConnectorDNSError):
+        return LinkRefused(UNREACHABLE, "the host name does not resolve")
+    if isinstance(exc, aiohttp.InvalidURL):
+        return LinkRefused(BAD_URL, "not a valid URL")
+    return LinkRefused(UNREACHABLE, f"could not be reached ({type(exc).__name__})")
+
+
+async def _follow(session: aiohttp.ClientSession, url: str, policy: LinkPolicy) -> Fetched:
     current = url
     for _hop in range(policy.max_redirects + 1):
-        await _check_target(current, addresses)
+        _check_target(current)
         try:
             outcome = await _one_request(session, current, policy)
-        except AddressRefused as refused:
-            raise _refused_address(refused) from None
-        except aiohttp.ClientConnectorDNSError:
-            raise LinkRefused(UNREACHABLE, "the host name does not resolve") from None
-        except (aiohttp.InvalidURL, ValueError):  # yarl's, for a host IDNA refuses
+        except (aiohttp.ClientError, OSError, AddressRefused) as exc:
+            raise _failed_request(exc) from None
+        except ValueError:  # yarl's, for a host IDNA refuses
             raise LinkRefused(BAD_URL, "not a valid URL") from None
-        except (aiohttp.ClientError, OSError) as exc:
-            raise LinkRefused(UNREACHABLE, f"could not be reached ({type(exc).__name__})") from None
         if isinstance(outcome, Fetched):
             return outcome
         current = outcome
@@ -163,6 +158,6 @@ async def fetch(session: aiohttp.ClientSession, url: str, policy: LinkPolicy) ->
     """`url`'s body within the policy's bounds, after its redirects; else LinkRefused."""
     try:
         async with asyncio.timeout(policy.timeout):
-            return await _follow(session, url, policy, policy.endpoint_policy())
+            return await _follow(session, url, policy)
     except TimeoutError:
         raise LinkRefused(TIMEOUT, f"not read within {policy.timeout:g} s") from None

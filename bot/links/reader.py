@@ -16,6 +16,7 @@ from urllib.parse import unquote, urlsplit
 
 import aiohttp
 
+from bot.links.charset import choose_charset
 from bot.links.extract import ExtractionFailed, clipped, decoded, html_main_text
 from bot.links.fetch import Fetched, LinkRefused, fetch, open_session
 from bot.links.finding import find_links
@@ -65,11 +66,12 @@ async def _result(url: str, fetched: Fetched, policy: LinkPolicy) -> LinkResult:
         if _PDF_MAGIC not in fetched.body[:1024]:
             return LinkFailure(url, WRONG_TYPE, "served as a PDF but is not one")
         return LinkDocument(url, fetched.url, "application/pdf", fetched.body, _filename(fetched.url))
+    charset = await choose_charset(fetched.body, fetched.charset, html=fetched.media_type == "text/html")
     if fetched.media_type == "text/plain":
-        title, text = None, decoded(fetched.body, fetched.charset).strip()
+        title, text = None, decoded(fetched.body, charset.codec).strip()
     else:
         try:
-            title, text = await html_main_text(fetched.body, fetched.charset, policy.extract_timeout)
+            title, text = await html_main_text(fetched.body, charset.codec, policy.extract_timeout)
         except TimeoutError:
             return LinkFailure(url, TIMEOUT, "its text was not extracted in time")
         except ExtractionFailed as failed:
@@ -77,7 +79,8 @@ async def _result(url: str, fetched: Fetched, policy: LinkPolicy) -> LinkResult:
     if not text:
         return LinkFailure(url, NO_TEXT, "the page has no readable text")
     text, cut = clipped(text, policy.max_chars)
-    return LinkPage(url, fetched.url, title, text, cut)
+    replaced = (charset.not_understood, charset.codec) if charset.not_understood and charset.codec else None
+    return LinkPage(url, fetched.url, title, text, cut, replaced)
 
 
 async def read_link(session: aiohttp.ClientSession, url: str, policy: LinkPolicy) -> LinkResult:

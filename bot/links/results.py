@@ -24,13 +24,16 @@ class LinkPage:
     """A page's readable text: HTML reduced to its main text, or plain text as it is.
 
     `url` is the link as the member wrote it, `final_url` where the redirects ended;
-    `text` is already cut to the policy's characters (`cut` says so)."""
+    `text` is already cut to the policy's characters (`cut` says so). `charset_replaced`
+    is (the charset the server named, the one read instead) when the named one does not
+    decode to text (the member's note says so)."""
 
     url: str
     final_url: str
     title: str | None
     text: str
     cut: bool = False
+    charset_replaced: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True, slots=True)

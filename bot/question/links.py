@@ -1,7 +1,7 @@
 """The links in a question, read for the model (`bot.links` fetches them safely).
 
 A page becomes an untrusted quoted block with its URL and title; a linked PDF a document,
-like an attached one; a link that could not be read is named in a small note for the
+read like an attached one and framed as untrusted like a page; a link that could not be read is named in a small note for the
 member, and the model is told it was not read (so it does not answer as if it had been).
 """
 
@@ -13,7 +13,15 @@ from dataclasses import dataclass, field
 import discord
 
 from bot.edge.sink import DiscordMessageSink
-from bot.links import LinkDocument, LinkFailure, LinkPage, LinkPolicy, framed_page, read_links
+from bot.links import (
+    LinkDocument,
+    LinkFailure,
+    LinkPage,
+    LinkPolicy,
+    framed_document,
+    framed_page,
+    read_links,
+)
 from bot.question.attachment_files import UnreadableFile
 from bot.question.documents import read_pdf_off_loop
 from bot.question.history import NOTICE_PREFIX
@@ -39,6 +47,10 @@ async def linked_content(text: str, policy: LinkPolicy, locale: str | None) -> L
     for result in reading.results:
         if isinstance(result, LinkPage):
             linked.parts.append(TextPart(framed_page(result)))
+            if result.charset_replaced:
+                declared, used = result.charset_replaced
+                linked.notes.append(t("chat.link.charset_replaced", locale, url=f"<{result.url}>",
+                                      declared=declared, used=used))
         elif isinstance(result, LinkDocument):
             await _document(linked, result, locale)
         elif isinstance(result, LinkFailure):
@@ -50,7 +62,7 @@ async def linked_content(text: str, policy: LinkPolicy, locale: str | None) -> L
 
 async def _document(linked: LinkedContent, document: LinkDocument, locale: str | None) -> None:
     try:
-        linked.parts.append(await read_pdf_off_loop(document.data, document.filename))
+        linked.parts += framed_document(document, await read_pdf_off_loop(document.data, document.filename))
     except UnreadableFile as refused:
         _failed(linked, document.url, f"pdf_{refused.reason}", locale)
 

@@ -1,11 +1,10 @@
 """The search clients' HTTP: one aiohttp session held to the custom endpoints' address rules.
 
 A search URL is the operator's, but the answer it fetches is steered by a model, and the
-service's host name may resolve anywhere later; so every connection is resolved by
-`providers.http_transport.GuardedResolver` (private addresses only when the policy allows
-them, metadata and credential addresses never, no DNS cache: each new connection is
-checked again, and the connector connects to exactly the checked addresses). A literal
-address, which aiohttp never hands to a resolver, is checked before the request.
+service's host name may resolve anywhere later; so every connection goes through
+`providers.http_transport.GuardedConnector` (private addresses only when the policy allows
+them, metadata and credential addresses never; a name resolved and checked at each new
+connection, every socket checked for the address it opens to, a literal's included).
 Redirects are never followed (a 3xx is a failure), no proxy or environment setting is
 trusted, and each request is bounded in time and in bytes read.
 """
@@ -13,16 +12,14 @@ trusted, and each request is bounded in time and in bytes read.
 from __future__ import annotations
 
 import asyncio
-import ipaddress
 import json
 from typing import Any
-from urllib.parse import urlsplit
 
 import aiohttp
 
 from bot.search.results import SearchFailed
 from providers.endpoint_check import EndpointPolicy, EndpointRejected
-from providers.http_transport import GuardedResolver
+from providers.http_transport import GuardedConnector, connection_refusal
 from providers.safe_transport import RequestRefused
 
 TIMEOUT_SECONDS = 8.0  # under the tool loop's 10 s, so the model hears "unavailable", not a timeout
@@ -42,7 +39,7 @@ class GuardedHttp:
         self._session: aiohttp.ClientSession | None = None
 
     def _open(self) -> aiohttp.ClientSession:
-        connector = aiohttp.TCPConnector(resolver=GuardedResolver(self._policy), use_dns_cache=False, limit=20)
+        connector = GuardedConnector(self._policy, limit=20)
         self._session = aiohttp.ClientSession(connector=connector, trust_env=False,
                                               headers={"User-Agent": USER_AGENT})
         return self._session
@@ -52,7 +49,6 @@ class GuardedHttp:
         """The decoded JSON answer of a 2xx response; any other outcome is SearchFailed."""
         try:
             async with asyncio.timeout(self._timeout):
-                await self._check_literal(url)
                 session = self._session or self._open()
                 async with session.request(method, url, headers=headers, params=params, json=body,
                                            allow_redirects=False) as response:
@@ -69,6 +65,9 @@ class GuardedHttp:
         except aiohttp.ClientConnectorDNSError:
             raise self._failed("has a host name that does not resolve") from None
         except (aiohttp.ClientError, OSError) as exc:
+            refused = connection_refusal(exc)
+            if refused is not None:
+                raise self._failed(f"may not be reached: {refused}") from None
             raise self._failed(f"could not be reached ({type(exc).__name__})") from None
         try:
             return json.loads(raw)
@@ -86,15 +85,6 @@ class GuardedHttp:
             if len(raw) > self._max_bytes:
                 raise self._failed(f"answered more than {self._max_bytes} bytes")
         return bytes(raw)
-
-    async def _check_literal(self, url: str) -> None:
-        parts = urlsplit(url)
-        host = (parts.hostname or "").strip("[]")
-        try:
-            ipaddress.ip_address(host)
-        except ValueError:
-            return  # a name: GuardedResolver checks it at connection time
-        await self._policy.allowed_addresses(host, parts.port or (443 if parts.scheme == "https" else 80))
 
     def _failed(self, what: str) -> SearchFailed:
         return SearchFailed(f"{self._service} {what}")

@@ -19,6 +19,7 @@ import ipaddress
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+import aiohttp
 import httpcore2
 import pytest
 from aiohttp import web
@@ -34,6 +35,7 @@ from providers.http_transport import TRANSPORTS
 from providers.safe_transport import AddressRefused, GuardedBackend, RedirectRefused
 from providers.types import ProviderError
 from tests.support import data_openai as fx
+from tests.support.data_odd_hosts import spellings
 from tests.support.drive_adapter import error_of, served_outcome
 from tests.support.fake_provider_server import ProviderReplayServer, Reply
 
@@ -241,6 +243,47 @@ async def test_credential_literals_refused_at_connection_time(internal, host):
                                 endpoint_policy=EndpointPolicy(allow_private=True))
     assert isinstance(error.original_error, AddressRefused)
     assert "container credential address" in error.message
+
+
+# ---- (d) an address written with other digits or full stops: the host as the client sees it ------
+ODD_LOOPBACK = spellings("127.0.0.1")
+ODD_IDS = [name for name, _host in ODD_LOOPBACK]
+
+
+@pytest.mark.parametrize(("name", "host"), ODD_LOOPBACK, ids=ODD_IDS)
+async def test_setting_an_endpoint_with_loopback_in_odd_digits_is_refused(name, host):
+    """The check reads the host as yarl/IDNA hands it to the client (no resolver needed)."""
+    with pytest.raises(EndpointRejected) as caught:
+        await check_custom_endpoint(f"http://{host}:8000/v1", policy=policy_with({}))
+    assert caught.value.reason == "private"
+    assert "127.0.0.1 is a loopback address" in str(caught.value)
+
+
+@pytest.mark.parametrize(("name", "host"), ODD_LOOPBACK, ids=ODD_IDS)
+async def test_custom_requests_to_loopback_in_odd_digits_never_arrive(internal, name, host):
+    error = await _stream_error("custom", f"http://{host}:{internal.port}/v1", endpoint_policy=policy_with({}))
+    assert error.retryable is False
+    assert internal.requests == []
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:{port}/v1/chat/completions",
+                                 "http://１２７。0。0。1:{port}/v1/chat/completions"])
+async def test_the_guarded_connector_checks_a_literal_when_connecting(internal, url):
+    """With no check of the URL before it, the connector alone refuses the socket."""
+    async with aiohttp.ClientSession(connector=http_transport.GuardedConnector(policy_with({}))) as session:
+        with pytest.raises(aiohttp.ClientError) as caught:
+            await session.post(url.format(port=internal.port), json={})
+    refused = http_transport.connection_refusal(caught.value)
+    assert refused is not None and refused.reason == "private"
+    assert internal.requests == []
+
+
+async def test_the_guarded_connector_reaches_a_literal_the_policy_allows(internal):
+    connector = http_transport.GuardedConnector(policy_with({}, allow_private=True))
+    async with aiohttp.ClientSession(connector=connector) as session:
+        async with session.post(f"http://127。0。0。1:{internal.port}/v1/chat/completions", json={}) as response:
+            assert response.status == 200
+    assert len(internal.requests) == 1
 
 
 class RecordingBackend(httpcore2.AsyncNetworkBackend):

@@ -143,3 +143,34 @@ async def test_a_bad_setting_is_named_and_discord_token_is_not_needed(tmp_path: 
     [line] = run.stderr.splitlines()
     assert line.startswith("Invalid setting DEFAULT_TEXT_PROVIDER")
     assert "DISCORD_TOKEN" not in run.stderr
+
+
+HOSTILE = ("Title\x1b]0;pwned\x07 set, screen\x1b[2J cleared, \x9b31mred\x9b0m, "
+           "\x1b]8;;http://evil.example\x1b\\link\x1b]8;;\x1b\\, line\rover\x08\x7f, kept\ttab\nnext line")
+SHOWN = "Title set, screen cleared, red, link, lineover, kept\ttab\nnext line"
+
+
+def assert_no_control(text: str) -> None:
+    controls = [ch for ch in text if (ord(ch) < 32 and ch not in "\n\t") or 0x7f <= ord(ch) <= 0x9f]
+    assert controls == [], controls
+
+
+async def test_the_models_terminal_control_sequences_are_not_printed(
+        provider_server: ProviderReplayServer, tmp_path: Path) -> None:
+    """Streamed in 7-character deltas, so sequences also arrive cut across edits."""
+    provider_server.reply(responses_stream(HOSTILE, piece=7, event_delay=0.005))
+    run = await run_ask("hello", route_to(provider_server, PROVIDER_READ_INTERVAL_MS="0"), tmp_path)
+    assert run.status == 0, run.stderr
+    assert_no_control(run.stdout + run.stderr)
+    assert "pwned" not in run.stdout and "evil.example" not in run.stdout
+    assert run.stdout.strip() == SHOWN
+
+
+async def test_a_providers_error_text_cannot_drive_the_terminal(
+        provider_server: ProviderReplayServer, tmp_path: Path) -> None:
+    provider_server.reply(openai_error(400, "bad request\x1b]0;pwned\x07\x1b[2J\x9b2J here", code="bad",
+                                       kind="invalid_request_error"))
+    run = await run_ask("hello", route_to(provider_server), tmp_path)
+    assert run.status == 1, run.stdout + run.stderr
+    assert_no_control(run.stdout + run.stderr)
+    assert "bad request" in run.stderr

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import asyncio
 import io
+import time
 
 import pytest
 
-from bot.terminal_sink import TERMINAL_MESSAGE_LIMIT, WITHDRAWN, TerminalSink
+from bot.terminal_sink import TERMINAL_MESSAGE_LIMIT, WITHDRAWN, TerminalSink, terminal_safe
 from stream.buffer import STREAMING_INDICATOR as I
 from stream.buffer import MessageDelivery
 from stream.pacing import EditBudget
@@ -92,3 +93,43 @@ async def test_an_embed_is_headline_detail_and_tips_on_the_error_stream() -> Non
     assert out.getvalue() == "Half an answer\n"
     assert err.getvalue() == ("The provider did not accept the key\nOpenAI did not accept the API key.\n\nDetail.\n"
                               "What you can do\n• Check the key.\n• Try another model.\n")
+
+
+# ---- what a model writes cannot drive the terminal ------------------------------------------------
+HOSTILE = ("Title\x1b]0;pwned\x07 set, screen\x1b[2J cleared, \x9b31mred\x9b0m, \x1b]8;;http://evil.example"
+           "\x1b\\link\x1b]8;;\x1b\\, line\rover\x08, \x1bcreset, kept\ttab\nnext")
+SHOWN = "Title set, screen cleared, red, link, lineover, reset, kept\ttab\nnext"
+
+
+@pytest.mark.parametrize("piece", [1, 3, 7, 500])
+async def test_control_sequences_are_left_out_even_when_cut_across_edits(piece: int) -> None:
+    shown, _messages = await delivered(HOSTILE, piece, 0.0)
+    assert shown == SHOWN + "\n"
+
+
+async def test_an_unfinished_sequence_is_held_until_it_ends_or_the_answer_does() -> None:
+    out = io.StringIO()
+    sink = TerminalSink(out)
+    message = await sink.send("ab\x1b]0;pw" + I)
+    assert out.getvalue() == "ab"  # its parameters are not printed as text while it may still end
+    await sink.edit(message, "ab\x1b]0;pwned\x07cd" + I)
+    assert out.getvalue() == "abcd"
+    await sink.edit(message, "abcd\x1b]0;never ends")
+    sink.close()
+    assert out.getvalue() == "abcd0;never ends\n"  # at the end: shown as text, its ESC ]  gone
+
+
+async def test_errors_and_file_names_are_stripped_too() -> None:
+    out, err = io.StringIO(), io.StringIO()
+    sink = TerminalSink(out, err)
+    await sink.send_embed(EmbedSpec("Error\x1b[2J", "the provider said\x1b]0;pwned\x07 no", 0))
+    await sink.send_file("log\x9b2J.txt", b"x")
+    assert "\x1b" not in err.getvalue() and "\x9b" not in err.getvalue() and "pwned" not in err.getvalue()
+    assert "Error" in err.getvalue() and "the provider said no" in err.getvalue()
+
+
+def test_a_hostile_text_is_stripped_in_linear_time() -> None:
+    started = time.perf_counter()
+    assert terminal_safe("\x9dx" * 500_000) == "x" * 500_000
+    assert terminal_safe("\x1b]x" * 300_000 + "\x07") == "x" * 299_999  # only the last one ends
+    assert time.perf_counter() - started < 2.0

@@ -50,6 +50,11 @@ def one_line(**env: str) -> str:
      "Invalid setting SEARCH_URL: metadata.google.internal is a cloud metadata service"),
     ({"SEARCH_BACKEND": "searxng", "SEARCH_URL": "http://10.0.0.5:8080"},
      "Invalid setting SEARCH_URL: 10.0.0.5 is a private address"),
+    # the host as the client connects to it: yarl maps these to 127.0.0.1 and 169.254.169.254
+    ({"SEARCH_BACKEND": "searxng", "SEARCH_URL": "http://１２７。0。0。①:8080"},
+     "Invalid setting SEARCH_URL: 127.0.0.1 is a loopback address"),
+    ({"SEARCH_BACKEND": "searxng", "SEARCH_URL": "http://169｡254．169．254", "SEARCH_ALLOW_PRIVATE": "true"},
+     "Invalid setting SEARCH_URL: 169.254.169.254 is a cloud metadata address"),
 ])
 def test_contradictions_name_the_setting(env: dict[str, str], expected: str) -> None:
     line = one_line(**env)

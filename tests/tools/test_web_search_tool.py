@@ -27,6 +27,7 @@ from providers.types import ChatRequest, FunctionCall, Message, Source
 from stream.buffer import MessageDelivery
 from stream.interrupt import Interrupt
 from stream.orchestrator import run_stream
+from tests.support.data_odd_hosts import spellings
 from tests.support.data_openai import openai_stream
 from tests.support.drive_adapter import connection
 from tests.support.fake_clock import VirtualClock
@@ -272,3 +273,12 @@ async def test_a_failing_search_service_is_told_to_the_model_and_the_answer_comp
     assert tool_result(provider.requests[1].json) == UNAVAILABLE
     assert log.failed and log.sources == [] and log.queries == ["news today"]
 
+
+
+@pytest.mark.parametrize(("name", "host"), spellings("127.0.0.1"), ids=[n for n, _h in spellings("127.0.0.1")])
+async def test_a_search_url_with_loopback_in_odd_digits_is_refused(fake: FakeSearchService, name: str,
+                                                                   host: str) -> None:
+    """yarl turns `１２７。0。0。1` into the literal 127.0.0.1; the connector checks what it connects to."""
+    with pytest.raises(SearchFailed, match="may not be reached.*loopback"):
+        await search_with(SearxngSearch(f"http://{host}:{fake.port}", EndpointPolicy()))
+    assert fake.requests == []
