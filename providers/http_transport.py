@@ -24,11 +24,10 @@ import errno
 import ipaddress
 import socket
 from collections.abc import AsyncIterator
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import aiohttp
 import httpx2
-from aiohappyeyeballs import AddrInfoType
 from aiohttp.abc import AbstractResolver, ResolveResult
 
 from providers.endpoint_check import EndpointPolicy, EndpointRejected
@@ -39,6 +38,9 @@ from providers.safe_transport import (
     no_redirect_options,
 )
 from providers.streaming import PieceReader, reader_of
+
+if TYPE_CHECKING:  # aiohttp's own dependency; only its type is named here
+    from aiohappyeyeballs import AddrInfoType
 
 Transport = Literal["aiohttp", "httpx"]
 TRANSPORTS: tuple[Transport, ...] = ("aiohttp", "httpx")
