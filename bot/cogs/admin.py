@@ -52,6 +52,14 @@ BLOCKED_KEYS = {
     "member_key_required": "commands.status.blocked_member_key_required",
     "no_route": "commands.status.blocked_no_route",
     "server_keys_required": "commands.status.blocked_server_keys_required",
+    "personal_model_missing": "chat.personal_model_missing",
+    "personal_key_missing": "chat.personal_key_missing",
+}
+# In a DM the route is the member's own or the bot's default: no server manager to ask.
+DM_KEYS = {
+    "commands.status.blocked_no_route": "commands.status.blocked_no_route_dm",
+    "commands.status.route_environment": "commands.status.route_environment_dm",
+    "commands.status.server_fallback": "commands.status.server_fallback_dm",
 }
 
 
@@ -247,13 +255,16 @@ class AdminCog(ConfigCog):
         return text(interaction, "commands.status.read_links_off")
 
     def _route_lines(self, interaction: discord.Interaction, route: ActiveRoute) -> list[str]:
+        def say(key: str) -> str:
+            return text(interaction, DM_KEYS.get(key, key) if interaction.guild_id is None else key)
+
         if route.blocked is not None:
-            return [text(interaction, BLOCKED_KEYS[route.blocked])]
-        lines = [text(interaction, ROUTE_KEYS[route.origin])]
+            return [say(BLOCKED_KEYS[route.blocked])]
+        lines = [say(ROUTE_KEYS[route.origin])]
         lines += [text(interaction, "commands.reply.chain_line", position=i, provider=target.provider,
                        model=target.model) for i, target in enumerate(route.chain, start=1)]
         if route.server_fallback is not None:
-            lines.append(text(interaction, "commands.status.server_fallback"))
+            lines.append(say("commands.status.server_fallback"))
             lines += [text(interaction, "commands.reply.chain_line", position=i, provider=target.provider,
                            model=target.model) for i, target in enumerate(route.server_fallback.chain, start=1)]
         return lines

@@ -19,6 +19,7 @@ from bot.check.command import check_own_route
 from bot.cogs.base import SCOPE_CHOICES, ConfigCog, reply, send, text
 from bot.cogs.forms import KeyModal
 from bot.edge.translator import lstr
+from bot.repo.personal import PersonalInfo
 from bot.repo.usage import usage_by
 from bot.usage.report import REPORT_DAYS, usage_lines
 from bot.vault import install_log_redaction
@@ -53,6 +54,18 @@ def scope_of(interaction: discord.Interaction, chosen: str | None) -> Scope:
     return Scope(name, interaction.guild_id if name == "server" else None)
 
 
+def next_step(info: PersonalInfo, in_server: bool) -> str:
+    """The one line that names what the member's own route still lacks where they are, or
+    says it answers now (a DM needs no override: there is no server route to replace)."""
+    if not info.masked_key:
+        return "commands.reply.personal_next_key"
+    if not (info.provider and info.model):
+        return "commands.reply.personal_next_model"
+    if in_server and not info.override_enabled:
+        return "commands.reply.personal_next_override"
+    return "commands.reply.personal_ready_server" if in_server else "commands.reply.personal_ready_dm"
+
+
 class PersonalKeyModal(KeyModal):
     """The submitter's own key. Whose row it is and which server it is for come from the
     submit itself, never from whoever opened the form."""
@@ -68,8 +81,9 @@ class PersonalKeyModal(KeyModal):
             info = await repo.set_personal_key(session, self.bot.vault, interaction.user.id, scope.guild_id,
                                                self.key.value)
         log.info("member %s stored a personal key (%s)", interaction.user.id, scope.name)
-        await reply(interaction, "commands.reply.personal_key_set", masked=info.masked_key,
+        said = text(interaction, "commands.reply.personal_key_set", masked=info.masked_key,
                     scope=scope.label(interaction))
+        await send(interaction, "\n".join([said, text(interaction, next_step(info, interaction.guild_id is not None))]))
 
 
 class PersonalCog(ConfigCog):
@@ -116,7 +130,8 @@ class PersonalCog(ConfigCog):
         route = await personal_list_route(self.bot.config, self.bot.vault, interaction.user.id, where.guild_id,
                                           provider)
         warning = unlisted_lines(self.bot.access, route, info.model or model, interaction.locale)
-        await send(interaction, "\n".join([said, *warning]))
+        step = text(interaction, next_step(info, interaction.guild_id is not None))
+        await send(interaction, "\n".join([said, *warning, step]))
 
     @model.autocomplete("model")
     async def model_choices(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:

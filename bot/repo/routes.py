@@ -178,7 +178,8 @@ def active_route_of(facts: ServerFacts, personal: PersonalInfo | None) -> Active
     """The route of one member's turn from what was read (pure: see the module docstring)."""
     server_route = facts.route
     required = facts.stored is not None and facts.stored.member_keys_required
-    if personal is not None and personal.complete and (personal.override_enabled or required):
+    in_dm = facts.guild_id is None  # no server's route to override: a complete own route answers
+    if personal is not None and personal.complete and (personal.override_enabled or required or in_dm):
         allowed = personal.server_fallback_allowed and not required and bool(server_route.chain)
         target = ModelTarget(personal.provider, personal.model)  # type: ignore[arg-type]
         return ActiveRoute("personal", "personal", (target,), personal,
@@ -186,12 +187,22 @@ def active_route_of(facts: ServerFacts, personal: PersonalInfo | None) -> Active
     if required:
         return ActiveRoute(None, "none", (), personal, blocked="member_key_required")
     if not server_route.chain:
-        return ActiveRoute(None, "none", (), personal, blocked="no_route")
+        return ActiveRoute(None, "none", (), personal, blocked=_missing_step(personal) if in_dm else "no_route")
     if server_route.origin == "server" and not any(
             target.provider in facts.paid or _keyless_on_server(target, facts.stored, set(facts.paid))
             for target in server_route.chain):
         return ActiveRoute(None, "none", (), personal, blocked="server_keys_required")
     return ActiveRoute("server", server_route.origin, server_route.chain, personal)
+
+
+def _missing_step(personal: PersonalInfo | None) -> str:
+    """What a DM without any route lacks, named as the member's next step: a model for
+    their key, a key for their model, or (nothing of their own) a route at all."""
+    if personal is not None and personal.masked_key and not (personal.provider and personal.model):
+        return "personal_model_missing"
+    if personal is not None and personal.provider and personal.model and not personal.masked_key:
+        return "personal_key_missing"
+    return "no_route"
 
 
 async def resolve_active_route(

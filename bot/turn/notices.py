@@ -36,6 +36,8 @@ BLOCKED_KEYS = {
     "no_usable_key": "chat.keys_cooling",  # every key rests after errors
     "no_key": "chat.no_key_configured",  # no key stored for any model tried
     "server_keys_required": "chat.server_keys_required",
+    "personal_model_missing": "chat.personal_model_missing",  # a DM: the member's key, no model
+    "personal_key_missing": "chat.personal_key_missing",  # a DM: the member's model, no key
 }
 
 
