@@ -36,7 +36,7 @@ from bot.question.attachment_files import (
     decode_text,
     text_block,
 )
-from bot.question.documents import EXTRACT_SECONDS, read_office, read_pdf_off_loop
+from bot.question.documents import read_office, read_pdf_off_loop
 from bot.question.images import decode_image
 from bot.question.office_files import (
     MAX_COLUMNS,
@@ -46,6 +46,7 @@ from bot.question.office_files import (
     MAX_UNPACKED_BYTES,
 )
 from bot.question.pdf_files import MAX_PDF_BYTES, MAX_PDF_PAGES, MAX_PDF_TEXT_BYTES
+from bot.readers.pool import configured
 from providers.i18n import t
 from providers.types import ContentPart, Message, TextPart
 from stream.sink import SinkError
@@ -61,7 +62,8 @@ NOTE_PREFIX = "-# "
 
 Reason = Literal["image_too_large", "text_too_large", "unreadable", "not_text", "too_many_images",
                  "too_many_files", "unsupported", "download_failed", "document_too_large",
-                 "document_encrypted", "document_unreadable", "document_timeout", "document_cut",
+                 "document_encrypted", "document_unreadable", "document_timeout", "document_busy",
+                 "document_memory", "document_cut",
                  "sheet_cut", "pdf_too_large", "pdf_too_many_pages", "pdf_encrypted", "pdf_unreadable",
                  "too_many_pdfs", "pdf_no_text", "pdf_text_cut"]
 # Why a file was left out: the member's note (catalog key) and the model's words.
@@ -78,6 +80,8 @@ NOTE_KEYS: dict[str, str] = {
     "document_encrypted": "chat.attachment.document_encrypted",
     "document_unreadable": "chat.attachment.document_unreadable",
     "document_timeout": "chat.attachment.document_timeout",
+    "document_busy": "chat.attachment.document_busy",
+    "document_memory": "chat.attachment.document_memory",
     "document_cut": "chat.attachment.document_cut",
     "sheet_cut": "chat.attachment.sheet_cut",
     "pdf_too_large": "chat.attachment.pdf_too_large",
@@ -96,6 +100,7 @@ MODEL_WORDS: dict[str, str] = {
     "download_failed": "the file could not be downloaded",
     "document_too_large": "the file is too large", "document_encrypted": "the file is password-protected",
     "document_unreadable": "the file could not be read", "document_timeout": "reading the file took too long",
+    "document_busy": "the file readers were busy", "document_memory": "reading the file needed too much memory",
     "pdf_too_large": "the PDF is too large", "pdf_too_many_pages": "the PDF has too many pages",
     "pdf_encrypted": "the PDF is password-protected", "pdf_unreadable": "the PDF could not be read",
     "too_many_pdfs": "too many PDFs were attached",
@@ -103,10 +108,12 @@ MODEL_WORDS: dict[str, str] = {
 # Reasons that only tell the member: the model has the file (what was cut is marked in it).
 NOTE_ONLY = frozenset({"document_cut", "sheet_cut", "pdf_no_text", "pdf_text_cut"})
 # UnreadableFile's reason -> the refusal, for Word/Excel files and for PDFs.
+READER_REASONS: dict[str, Reason] = {"timeout": "document_timeout", "busy": "document_busy",
+                                     "out_of_memory": "document_memory"}  # the reader pool's
 OFFICE_REASONS: dict[str, Reason] = {"too_large": "document_too_large", "encrypted": "document_encrypted",
-                                     "timeout": "document_timeout"}
+                                     **READER_REASONS}
 PDF_REASONS: dict[str, Reason] = {"too_large": "pdf_too_large", "too_many_pages": "pdf_too_many_pages",
-                                  "encrypted": "pdf_encrypted", "timeout": "document_timeout"}
+                                  "encrypted": "pdf_encrypted", **READER_REASONS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,8 +250,14 @@ DOCUMENT_BOUNDS = {
     "sheets": MAX_SHEETS, "rows": MAX_ROWS, "columns": MAX_COLUMNS,
     "pdf_megabytes": MAX_PDF_BYTES // (1024 * 1024), "pages": MAX_PDF_PAGES,
     "pdf_kilobytes": MAX_PDF_TEXT_BYTES // 1024, "pdfs": MAX_PDFS_PER_REQUEST,
-    "seconds": int(EXTRACT_SECONDS),
 }
+
+
+def _reader_bounds() -> dict[str, int]:
+    """The reader pool's bounds as the operator set them."""
+    config = configured()
+    return {"seconds": int(config.seconds), "wait_seconds": int(config.wait_seconds),
+            "memory_megabytes": config.memory_mib}
 
 
 def notes_text(refusals: Sequence[Refusal], locale: str | None) -> str:
@@ -255,7 +268,7 @@ def notes_text(refusals: Sequence[Refusal], locale: str | None) -> str:
                  megabytes=MAX_IMAGE_BYTES // (1024 * 1024), megapixels=refusal.megapixels,
                  kilobytes=MAX_TEXT_BYTES // 1024, images=MAX_IMAGES_PER_MESSAGE,
                  images_in_all=MAX_IMAGES_PER_REQUEST, files=MAX_TEXT_FILES_PER_MESSAGE,
-                 files_in_all=MAX_TEXT_FILES_PER_REQUEST, **DOCUMENT_BOUNDS)
+                 files_in_all=MAX_TEXT_FILES_PER_REQUEST, **DOCUMENT_BOUNDS, **_reader_bounds())
         lines.append(NOTE_PREFIX + note)
     return "\n".join(lines)
 
