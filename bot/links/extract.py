@@ -17,6 +17,7 @@ import logging
 
 from bot.readers.pool import ReadFailed, Reading, reader_pool
 
+PAGE_READER = "bot.links.extract:_main_text"  # by import path: the reader process imports it
 for _name in ("trafilatura", "htmldate", "justext", "courlan", "readability"):
     logging.getLogger(_name).setLevel(logging.CRITICAL + 1)
 
@@ -68,7 +69,7 @@ async def html_main_text(body: bytes, charset: str | None, timeout: float) -> tu
     when the markup cannot be parsed, or the reader ran out of memory or failed."""
     markup: bytes | str = decoded(body, charset) if charset else body  # bytes: its <meta> decides
     try:
-        reading = Reading("bot.links.extract:_main_text", (markup,), takes_deadline=False, seconds=timeout)
+        reading = Reading(PAGE_READER, (markup,), takes_deadline=False, seconds=timeout)
         return await reader_pool().read(reading)  # type: ignore[no-any-return]
     except ReadFailed as failed:  # a page must not fail the question, whatever the parser meets
         if failed.reason in ("timeout", "busy"):

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Sequence
+import math
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeVar
 
 import aiohttp
 import discord
@@ -37,6 +38,7 @@ from bot.question.attachment_files import (
     text_block,
 )
 from bot.question.documents import read_office, read_pdf_off_loop
+from bot.question.file_reads import FileReads
 from bot.question.images import decode_image
 from bot.question.office_files import (
     MAX_COLUMNS,
@@ -52,6 +54,7 @@ from providers.types import ContentPart, Message, TextPart
 from stream.sink import SinkError
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 MAX_IMAGES_PER_MESSAGE = 4
 MAX_IMAGES_PER_REQUEST = 10
@@ -136,6 +139,7 @@ class Gathered:
     pdfs_left: int = MAX_PDFS_PER_REQUEST
     parts: list[ContentPart] = field(default_factory=list)
     refusals: list[Refusal] = field(default_factory=list)
+    reads: FileReads = field(default_factory=FileReads)  # the batch's files, each read once
 
     def refuse(self, name: str, reason: Reason, megapixels: int | None = None) -> None:
         self.refusals.append(Refusal(name, reason) if megapixels is None else Refusal(name, reason, megapixels))
@@ -150,9 +154,20 @@ async def _download(attachment: discord.Attachment, limit: int) -> bytes:
     return await attachment.read()
 
 
+async def _downloaded(attachment: discord.Attachment, limit: int,
+                      read: Callable[[bytes], Awaitable[T]]) -> T:
+    """The file downloaded (within `limit`) and read."""
+    return await read(await _download(attachment, limit))
+
+
+async def _decoded_text(data: bytes) -> str:
+    return decode_text(data)
+
+
 async def _add_image(gathered: Gathered, attachment: discord.Attachment, label: str) -> bool:
     try:
-        part = await decode_image(await _download(attachment, MAX_IMAGE_BYTES))
+        part = await gathered.reads.once(
+            attachment.id, lambda: _downloaded(attachment, MAX_IMAGE_BYTES, decode_image))
     except UnreadableFile as exc:
         gathered.refuse(attachment.filename, "image_too_large" if exc.reason == "too_large" else "unreadable",
                         exc.megapixels)
@@ -163,7 +178,8 @@ async def _add_image(gathered: Gathered, attachment: discord.Attachment, label: 
 
 async def _add_text(gathered: Gathered, attachment: discord.Attachment, label: str) -> bool:
     try:
-        text = decode_text(await _download(attachment, MAX_TEXT_BYTES))
+        text = await gathered.reads.once(
+            attachment.id, lambda: _downloaded(attachment, MAX_TEXT_BYTES, _decoded_text))
     except UnreadableFile as exc:
         gathered.refuse(attachment.filename, "text_too_large" if exc.reason == "too_large" else "not_text")
         return False
@@ -174,7 +190,8 @@ async def _add_text(gathered: Gathered, attachment: discord.Attachment, label: s
 async def _add_office(gathered: Gathered, attachment: discord.Attachment, label: str, kind: str) -> bool:
     """A Word or Excel file as fenced blocks of its text (a workbook: one a sheet)."""
     try:
-        read = await read_office(await _download(attachment, MAX_DOCUMENT_BYTES), attachment.filename, kind)
+        read = await gathered.reads.once(attachment.id, lambda: _downloaded(
+            attachment, MAX_DOCUMENT_BYTES, lambda data: read_office(data, attachment.filename, kind)))
     except UnreadableFile as exc:
         gathered.refuse(attachment.filename, OFFICE_REASONS.get(exc.reason, "document_unreadable"))
         return False
@@ -188,7 +205,8 @@ async def _add_office(gathered: Gathered, attachment: discord.Attachment, label:
 async def _add_pdf(gathered: Gathered, attachment: discord.Attachment, label: str) -> bool:
     """A PDF as a document part carrying its text (the note says when it has none or was cut)."""
     try:
-        document = await read_pdf_off_loop(await _download(attachment, MAX_PDF_BYTES), attachment.filename)
+        document = await gathered.reads.once(attachment.id, lambda: _downloaded(
+            attachment, MAX_PDF_BYTES, lambda data: read_pdf_off_loop(data, attachment.filename)))
     except UnreadableFile as exc:
         gathered.refuse(attachment.filename, PDF_REASONS.get(exc.reason, "pdf_unreadable"))
         return False
@@ -256,7 +274,7 @@ DOCUMENT_BOUNDS = {
 def _reader_bounds() -> dict[str, int]:
     """The reader pool's bounds as the operator set them."""
     config = configured()
-    return {"seconds": int(config.seconds), "wait_seconds": int(config.wait_seconds),
+    return {"seconds": math.ceil(config.seconds), "wait_seconds": math.ceil(config.wait_seconds),
             "memory_megabytes": config.memory_mib}
 
 
@@ -282,14 +300,15 @@ async def _post_notes(message: discord.Message, refusals: Sequence[Refusal]) -> 
 
 
 async def question_message(message: discord.Message, chain: Sequence[discord.Message], prompt: str,
-                           bot_id: int) -> Message:
+                           bot_id: int, reads: FileReads | None = None) -> Message:
     """The question's user turn: the prompt, plus the files of the question and of the
     earlier messages it replies to (the question's own first when the limits bite).
 
     Without any attachment this is the plain-string turn it always was; files left out
-    are said to the member in one reply of small lines before the answer starts.
+    are said to the member in one reply of small lines before the answer starts. `reads`:
+    what the files of a batch's messages were read to when it was prepared before.
     """
-    gathered = Gathered()
+    gathered = Gathered(reads=reads if reads is not None else FileReads())
     own = await gather_message(gathered, message, "Attached")
     earlier: list[ContentPart] = []
     for previous in reversed(chain):  # newest first: the nearer context wins the budget

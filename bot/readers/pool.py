@@ -188,7 +188,8 @@ class ReaderPool:
         job: Job = (reading.reader, reading.args, seconds if reading.takes_deadline else None)
         exchange = self._pipes.submit(child.exchange, job)
         try:
-            reply = await asyncio.wait_for(asyncio.wrap_future(exchange), max(seconds, 0) + KILL_GRACE_SECONDS)
+            grace = KILL_GRACE_SECONDS if reading.takes_deadline else 0.0
+            reply = await asyncio.wait_for(asyncio.wrap_future(exchange), max(seconds, 0) + grace)
         except TimeoutError:
             self._renew(child, exchange)
             raise ReadFailed("timeout") from None

@@ -1,0 +1,32 @@
+"""Readers the tests hand the reader pool by import path (a reader process imports them):
+slow, greedy or telling which process ran them."""
+
+from __future__ import annotations
+
+import os
+import time
+
+
+def page_pid(markup: bytes | str) -> tuple[str | None, str]:
+    """A page's "title" is the process that extracted it."""
+    return str(os.getpid()), "extracted text"
+
+
+def slow_page(markup: bytes | str) -> tuple[str | None, str]:
+    time.sleep(5)  # never checks a deadline
+    return "late", "late text"
+
+
+def stuck_document(data: bytes, filename: str, deadline: float) -> str:
+    time.sleep(3600)  # never checks its deadline
+    return filename
+
+
+def greedy_document(data: bytes, filename: str, deadline: float) -> str:
+    """Allocates far past any reader's memory cap."""
+    hoard = [bytearray(64 * 1024 * 1024) for _ in range(64)]  # 4 GiB
+    return str(len(hoard))
+
+
+def process_of(data: bytes, filename: str, deadline: float) -> int:
+    return os.getpid()
