@@ -224,7 +224,9 @@ class ReaderPool:
 
     async def _replace(self, child: _Child, exchange: concurrent.futures.Future[Reply]) -> None:
         loop = asyncio.get_running_loop()
-        await asyncio.wait({asyncio.wrap_future(exchange)})  # its thread ends with the child's pipe
+        ended = asyncio.wrap_future(exchange)
+        ended.add_done_callback(_retrieved)
+        await asyncio.wait({ended})  # its thread ends with the child's pipe
         await loop.run_in_executor(self._pipes, child.reap)
         self._children.discard(child)
         if self.closed:
@@ -254,6 +256,12 @@ class ReaderPool:
         for child in list(self._children):
             child.kill()
         self._pipes.shutdown(wait=False)
+
+
+def _retrieved(future: asyncio.Future[Reply]) -> None:
+    """A killed child's exchange ends with EOFError: expected, and not worth a log line."""
+    if not future.cancelled():
+        future.exception()
 
 
 _pool: ReaderPool | None = None
