@@ -75,7 +75,7 @@ async def test_sigterm_ends_the_process_in_time_while_a_reader_reads_a_hostile_p
         readers = reader_processes(run.process.pid)
         assert len(readers) == 1, run.log()  # started with the bot
         await fake.send_user_message(f"<@{fake.bot_user['id']}> what is in it?", mention_bot=True,
-                                     files=[UserFile("bomb.pdf", form_bomb_pdf(3_000_000), "application/pdf")])
+                                     files=[UserFile("bomb.pdf", form_bomb_pdf(), "application/pdf")])
         await asyncio.sleep(2.0)  # downloaded, and in the reader process
         started = time.monotonic()
         run.process.send_signal(signal.SIGTERM)
