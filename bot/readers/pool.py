@@ -1,18 +1,20 @@
 """The reader pool: a few child processes, each with a pipe, handed out one document at a time.
 
 concurrent.futures.ProcessPoolExecutor cannot end one stuck task (only the whole pool,
-and a worker that dies breaks it for everyone), and no kept-up library offers a
-per-task kill with a per-process memory cap, so the pool is small and hand-written: an
-idle queue of children (`_Child`), each document sent through the child's pipe by a
-thread (the send and the wait block, never the event loop), and a child that overruns
-its deadline, runs out of memory, dies or is abandoned by a stopped question killed
-(SIGKILL) and replaced in the background.
+and a worker that dies breaks it for everyone). pebble's ProcessPool can time a task out
+and replace its worker, but its workers are multiprocessing children: started by spawn or
+forkserver they inherit the bot's environment (its Discord token and provider keys) and
+re-run a script's main module, and what it would leave to write here (a memory cap, a
+bounded wait for a free worker, a kill when the asking question stops) is most of this
+module anyway. So the pool is small and hand-written: an idle queue of children
+(`_Child`), each document sent through the child's pipe by a daemon thread (the send
+and the wait block, never the event loop), and a child that overruns its deadline, runs
+out of memory, dies or is abandoned by a stopped question killed (SIGKILL) and replaced
+in the background.
 
-Children are fresh interpreters (`python -m bot.readers.child`), not forks: they share
-none of the bot's memory, sockets, environment or keys, and cost a bare interpreter each
-until a reader's module is first imported in them. (multiprocessing's forkserver and
-spawn would re-run a script's main module in each child; a plain subprocess with a
-socket pair carrying multiprocessing's pickled messages has no such surprise.)
+Children are fresh interpreters (`python -m bot.readers.child`), not forks, with an
+environment of their own: they share none of the bot's memory, sockets, environment or
+keys, and cost a bare interpreter each until a reader's module is first imported in them.
 
 A question's preparation has one deadline (`preparation_deadline`): each document gets
 what is left of it, if that is less than its own deadline.
@@ -21,7 +23,6 @@ what is left of it, if that is less than its own deadline.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import contextvars
 import logging
@@ -29,16 +30,18 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from bot.readers.child import Job, Reply
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 MIB = 1024 * 1024
 KILL_GRACE_SECONDS = 1.0  # past a document's deadline: a reader checks it only between pages
@@ -137,8 +140,6 @@ class ReaderPool:
 
     def __init__(self, config: PoolConfig) -> None:
         self.config = config
-        self._pipes = concurrent.futures.ThreadPoolExecutor(max_workers=2 * config.processes,
-                                                            thread_name_prefix="reader-pipe")
         self._idle: asyncio.Queue[_Child] = asyncio.Queue()
         self._children: set[_Child] = set()
         self._renewing: set[asyncio.Task[None]] = set()
@@ -186,10 +187,10 @@ class ReaderPool:
         child = await self._take(min(self.config.wait_seconds, seconds))
         seconds = self._seconds(reading)
         job: Job = (reading.reader, reading.args, seconds if reading.takes_deadline else None)
-        exchange = self._pipes.submit(child.exchange, job)
+        exchange = _in_thread(lambda: child.exchange(job))
         try:
             grace = KILL_GRACE_SECONDS if reading.takes_deadline else 0.0
-            reply = await asyncio.wait_for(asyncio.wrap_future(exchange), max(seconds, 0) + grace)
+            reply = await asyncio.wait_for(asyncio.shield(exchange), max(seconds, 0) + grace)
         except TimeoutError:
             self._renew(child, exchange)
             raise ReadFailed("timeout") from None
@@ -215,19 +216,17 @@ class ReaderPool:
         except TimeoutError:
             raise ReadFailed("busy") from None
 
-    def _renew(self, child: _Child, exchange: concurrent.futures.Future[Reply]) -> None:
+    def _renew(self, child: _Child, exchange: asyncio.Future[Reply]) -> None:
         """Kill `child` now and start its replacement in the background."""
         child.kill()
         task = asyncio.get_running_loop().create_task(self._replace(child, exchange))
         self._renewing.add(task)
         task.add_done_callback(self._renewing.discard)
 
-    async def _replace(self, child: _Child, exchange: concurrent.futures.Future[Reply]) -> None:
-        loop = asyncio.get_running_loop()
-        ended = asyncio.wrap_future(exchange)
-        ended.add_done_callback(_retrieved)
-        await asyncio.wait({ended})  # its thread ends with the child's pipe
-        await loop.run_in_executor(self._pipes, child.reap)
+    async def _replace(self, child: _Child, exchange: asyncio.Future[Reply]) -> None:
+        exchange.add_done_callback(_retrieved)
+        await asyncio.wait({exchange})  # its thread ends with the child's pipe
+        await _in_thread(child.reap)
         self._children.discard(child)
         if self.closed:
             return
@@ -245,17 +244,41 @@ class ReaderPool:
         children = list(self._children)
         for child in children:
             child.kill()
-        loop = asyncio.get_running_loop()
-        await asyncio.gather(*(loop.run_in_executor(self._pipes, child.reap) for child in children))
+        await asyncio.gather(*(_in_thread(child.reap) for child in children))
         self._children.clear()
-        self._pipes.shutdown(wait=False)
 
     def kill_now(self) -> None:
         """Kill every child without waiting (a pool whose event loop is gone)."""
         self.closed = True
         for child in list(self._children):
             child.kill()
-        self._pipes.shutdown(wait=False)
+
+
+def _in_thread(call: Callable[[], T]) -> asyncio.Future[T]:
+    """`call()` in a daemon thread of its own, as a future of the running loop: the pipe's
+    send and wait block, and a thread waiting on a child nobody killed (a bot ending
+    without closing its pool) must not hold the interpreter's exit, as a pool thread would."""
+    loop = asyncio.get_running_loop()
+    future: asyncio.Future[T] = loop.create_future()
+
+    def settle(result: T | None, error: BaseException | None) -> None:
+        if future.done():
+            return
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(result)  # type: ignore[arg-type]
+
+    def run() -> None:
+        try:
+            result, error = call(), None
+        except BaseException as exc:  # noqa: BLE001 - handed to the awaiting side
+            result, error = None, exc
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody awaits it
+            loop.call_soon_threadsafe(settle, result, error)
+
+    threading.Thread(target=run, name="reader-pipe", daemon=True).start()
+    return future
 
 
 def _retrieved(future: asyncio.Future[Reply]) -> None:

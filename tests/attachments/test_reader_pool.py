@@ -164,3 +164,11 @@ async def test_a_pool_of_its_own_closes_its_children() -> None:
     assert len(pids) == 2 and os.getpid() not in pids
     await pool.close()
     assert not any(alive(pid) for pid in pids)
+
+
+async def test_a_reader_process_sees_none_of_the_bots_secrets(readers, monkeypatch) -> None:
+    monkeypatch.setenv("DISCORD_TOKEN", "secret-token")
+    monkeypatch.setenv("DEFAULT_TEXT_API_KEYS", "sk-secret")
+    names = await run_reader("tests.support.reader_doubles:environment_names", b"", "x.docx")
+    assert "DISCORD_TOKEN" not in names and "DEFAULT_TEXT_API_KEYS" not in names
+    assert "PYTHONPATH" in names

@@ -30,3 +30,7 @@ def greedy_document(data: bytes, filename: str, deadline: float) -> str:
 
 def process_of(data: bytes, filename: str, deadline: float) -> int:
     return os.getpid()
+
+
+def environment_names(data: bytes, filename: str, deadline: float) -> list[str]:
+    return sorted(os.environ)
