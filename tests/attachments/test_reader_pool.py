@@ -16,7 +16,15 @@ from bot.question.attachment_files import UnreadableFile
 from bot.question.attachments import Gathered, gather_message, notes_text
 from bot.question.documents import read_office, read_pdf_off_loop, run_reader
 from bot.readers import pool as pool_module
-from bot.readers.pool import PoolConfig, ReaderPool, Reading, configure, reader_pool, stop_readers
+from bot.readers.pool import (
+    PoolConfig,
+    ReaderPool,
+    Reading,
+    configure,
+    preparation_deadline,
+    reader_pool,
+    stop_readers,
+)
 from providers.i18n import t
 from tests.attachments.document_fixtures import pdf_bytes
 from tests.attachments.hostile_files import attribute_page, form_bomb_pdf, heavy_docx, heavy_xlsx
@@ -172,3 +180,29 @@ async def test_a_reader_process_sees_none_of_the_bots_secrets(readers, monkeypat
     names = await run_reader("tests.support.reader_doubles:environment_names", b"", "x.docx")
     assert "DISCORD_TOKEN" not in names and "DEFAULT_TEXT_API_KEYS" not in names
     assert "PYTHONPATH" in names
+
+
+async def test_a_reader_that_crashes_its_process_is_a_note_and_the_process_is_replaced(readers) -> None:
+    configure(PoolConfig(processes=1))
+    pool = reader_pool()
+    await pool.start()
+    [first] = pool.pids()
+    with pytest.raises(UnreadableFile) as refused:
+        await run_reader("tests.support.reader_doubles:crashing_document", b"", "crash.docx")
+    assert refused.value.reason == "reader_failed"
+    pid = await run_reader("tests.support.reader_doubles:process_of", b"", "next.docx")
+    assert pid != first
+
+
+async def test_the_preparation_deadline_bounds_every_document_in_it(readers) -> None:
+    """One deadline for a question's whole preparation: a document gets what is left of it."""
+    configure(PoolConfig(processes=2, seconds=30))
+    await reader_pool().start()
+    started = time.monotonic()
+    with preparation_deadline(1.0):
+        with pytest.raises(UnreadableFile) as first:
+            await run_reader("tests.support.reader_doubles:stuck_document", b"", "a.docx")
+        with pytest.raises(UnreadableFile) as second:  # nothing left: not even started
+            await run_reader("tests.support.reader_doubles:stuck_document", b"", "b.docx")
+    assert (first.value.reason, second.value.reason) == ("timeout", "timeout")
+    assert time.monotonic() - started < 1.0 + pool_module.KILL_GRACE_SECONDS + 0.5

@@ -4,6 +4,7 @@ slow, greedy or telling which process ran them."""
 from __future__ import annotations
 
 import os
+import signal
 import time
 
 
@@ -34,3 +35,9 @@ def process_of(data: bytes, filename: str, deadline: float) -> int:
 
 def environment_names(data: bytes, filename: str, deadline: float) -> list[str]:
     return sorted(os.environ)
+
+
+def crashing_document(data: bytes, filename: str, deadline: float) -> str:
+    """Dies as a reader's native code would on a bad file."""
+    os.kill(os.getpid(), signal.SIGSEGV)
+    return filename
