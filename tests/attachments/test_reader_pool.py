@@ -206,3 +206,14 @@ async def test_the_preparation_deadline_bounds_every_document_in_it(readers) -> 
             await run_reader("tests.support.reader_doubles:stuck_document", b"", "b.docx")
     assert (first.value.reason, second.value.reason) == ("timeout", "timeout")
     assert time.monotonic() - started < 1.0 + pool_module.KILL_GRACE_SECONDS + 0.5
+
+
+async def test_any_exception_from_a_reader_is_a_note_and_the_process_reads_on(readers) -> None:
+    configure(PoolConfig(processes=1))
+    pool = reader_pool()
+    await pool.start()
+    [first] = pool.pids()
+    with pytest.raises(UnreadableFile) as refused:
+        await run_reader("tests.support.reader_doubles:failing_document", b"", "odd.pdf")
+    assert refused.value.reason == "reader_failed"
+    assert await run_reader("tests.support.reader_doubles:process_of", b"", "next.pdf") == first

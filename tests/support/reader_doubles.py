@@ -41,3 +41,11 @@ def crashing_document(data: bytes, filename: str, deadline: float) -> str:
     """Dies as a reader's native code would on a bad file."""
     os.kill(os.getpid(), signal.SIGSEGV)
     return filename
+
+
+class OddLibraryError(Exception):
+    """What a parsing library raises that no reader expected (pypdf's DeprecationError, say)."""
+
+
+def failing_document(data: bytes, filename: str, deadline: float) -> str:
+    raise OddLibraryError(filename)
