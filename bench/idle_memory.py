@@ -11,7 +11,9 @@ is asked: a provider SDK, a document reader or a page extractor the bot imported
 start-up shows here, and one it imports when a request needs it does not.
 
 Target: at most 140 MiB (it was 215 MiB when every provider SDK and every reader was
-imported at start-up). Figures go to bench/results.json under `idle.*`; the floor beside
+imported at start-up). The reader processes (`bot.readers`) are reported apart, summed:
+each is an interpreter of its own that imports a reader only with the first document.
+Figures go to bench/results.json under `idle.*`; the floor beside
 it is a bare Python interpreter's RSS on this machine, for scale.
 """
 
@@ -59,27 +61,44 @@ def bare_interpreter_mib() -> float:
     return int(out.stdout) / 1024
 
 
-async def idle_rss_mib() -> float:
-    """The bot's largest RSS sample while it idles, connected."""
+def reader_pids(parent: int) -> list[int]:
+    """The reader processes (`bot.readers`) the bot started."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(") ", 1)[1].split()[1])
+            if ppid == parent and b"bot.readers.child" in (entry / "cmdline").read_bytes():
+                found.append(int(entry.name))
+        except (OSError, IndexError, ValueError):
+            continue
+    return found
+
+
+async def idle_rss_mib() -> tuple[float, float]:
+    """The bot's largest RSS sample while it idles, connected; and its idle reader
+    processes' (counted apart: each is its own interpreter), summed."""
     with tempfile.TemporaryDirectory(prefix="bench-idle-") as tmp:
         workdir = Path(tmp)
         fake = FakeDiscord()
         async with fake, bot_process(fake, bot_env(fake, workdir), workdir) as process:
             await asyncio.sleep(SETTLE_SECONDS)
-            peak = 0
+            peak = readers = 0
             for _ in range(SAMPLES):
                 peak = max(peak, rss_kib(process.pid))
+                readers = max(readers, sum(rss_kib(pid) for pid in reader_pids(process.pid)))
                 await asyncio.sleep(SAMPLE_SECONDS / SAMPLES)
-    return peak / 1024
+    return peak / 1024, readers / 1024
 
 
 async def main(results: Path) -> int:
     figures = Figures("idle")
-    idle = figures.add("bot.rss_mib", await idle_rss_mib())
+    bot_mib, readers_mib = await idle_rss_mib()
+    idle = figures.add("bot.rss_mib", bot_mib)
+    readers = figures.add("readers.rss_mib", readers_mib)
     bare = figures.add("bare_python.rss_mib", bare_interpreter_mib())
     figures.add("bot.target_mib", TARGET_MIB)
     print(f"idle bot RSS {idle:.1f} MiB ({verdict(idle / TARGET_MIB, 1.0)} the <= {TARGET_MIB:g} MiB target); "
-          f"a bare interpreter {bare:.1f} MiB")
+          f"a bare interpreter {bare:.1f} MiB; its idle reader processes {readers:.1f} MiB in all")
     print(f"figures written to {figures.write(results)}")
     return 0
 

@@ -20,6 +20,7 @@ from bot.load.identify import IdentifyGate, read_max_concurrency
 from bot.load.observability import Observability, discord_http_trace
 from bot.load.turn_queue import TurnQueue
 from bot.load.write_behind import WriteBehind
+from bot.readers.pool import PoolConfig, start_readers, stop_readers
 from bot.repo.routes import environment_target
 from bot.settings import Settings, resolve_encryption_keys
 from bot.turn import Credentials, DatabaseCredentials, EnvironmentCredentials
@@ -151,6 +152,7 @@ class LLMBot(commands.AutoShardedBot):
         if self.observability is not None:  # first: /healthz says 503 while migrations run
             await self.observability.start()
         await migrate.upgrade(self.engine)
+        await start_readers(PoolConfig.of(self.settings))  # the document readers' processes
         self.config.start()  # other processes' settings changes, polled
         for module in COG_MODULES:
             await self.load_extension(module)
@@ -166,6 +168,7 @@ class LLMBot(commands.AutoShardedBot):
 
     async def close(self) -> None:
         await super().close()
+        await stop_readers()  # a reader still on a document is killed: nothing waits for it
         if self.observability is not None:
             await self.observability.stop()
         await self.access.catalog.aclose()  # model lists still being read, before their clients go

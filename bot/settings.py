@@ -229,6 +229,15 @@ class Settings(BaseSettings):
     # because any member may write a link, and metadata addresses stay refused.
     READ_LINKS: bool = True
     LINKS_ALLOW_PRIVATE: bool = False
+    # The reader processes (bot/readers/) that read Word, Excel and PDF files and extract
+    # pages' text: how many read at once (2 suits 2 cores), how long one document may take
+    # before its process is killed and replaced, each process's memory cap (its address
+    # space), and how long a file waits for a free process before its note says the
+    # reader was busy.
+    READER_PROCESSES: int = Field(default=2, ge=1, le=32)
+    READER_SECONDS: float = Field(default=15.0, ge=1, le=300)
+    READER_MEMORY_MIB: int = Field(default=512, ge=256, le=16_384)
+    READER_WAIT_SECONDS: float = Field(default=10.0, ge=0.1, le=300)
 
     @field_validator("DEFAULT_MESSAGES_PER_HOUR", mode="before")
     @classmethod

@@ -18,6 +18,7 @@ SETTING_NAMES = [
     "DISCORD_TOKEN", "DATABASE_URL", "BOT_ENCRYPTION_KEY", "DISCORD_API_BASE_URL", "DISCORD_GATEWAY_URL",
     "DEFAULT_TEXT_PROVIDER", "DEFAULT_TEXT_MODEL", "DEFAULT_TEXT_BASE_URL", "DEFAULT_TEXT_API_KEYS",
     "LOG_LEVEL", "METRICS_PORT", "SHARD_COUNT", "SHARD_IDS", "ALLOW_PRIVATE_ENDPOINTS",
+    "READER_PROCESSES", "READER_SECONDS", "READER_MEMORY_MIB", "READER_WAIT_SECONDS",
 ]
 
 
@@ -35,6 +36,7 @@ def test_defaults(clean_env):
     assert s.DISCORD_TOKEN is None
     assert s.LOG_LEVEL == "INFO"
     assert s.default_text_api_keys() == []
+    assert (s.READER_PROCESSES, s.READER_SECONDS, s.READER_MEMORY_MIB, s.READER_WAIT_SECONDS) == (2, 15.0, 512, 10.0)
 
 
 def test_the_operators_default_is_bounded_per_member_unless_0_is_said(clean_env):
@@ -71,6 +73,12 @@ def test_env_file_is_read(clean_env, tmp_path):
         ("LOG_LEVEL", "LOUD"),
         ("METRICS_PORT", "99999"),
         ("METRICS_PORT", "abc"),
+        ("READER_PROCESSES", "0"),
+        ("READER_PROCESSES", "many"),
+        ("READER_SECONDS", "0.5"),
+        ("READER_MEMORY_MIB", "64"),
+        ("READER_MEMORY_MIB", "20000"),
+        ("READER_WAIT_SECONDS", "0"),
         ("DATABASE_URL", "mysql://localhost/x"),
         ("DATABASE_URL", "::::"),
         ("BOT_ENCRYPTION_KEY", "not-a-key"),

@@ -2,10 +2,9 @@
 
 Main-text extraction is trafilatura's (boilerplate — navigation, footers, cookie banners —
 left out; it leads the published comparisons of such extractors and is kept up). Parsing
-and scoring up to 2 MB of HTML is CPU work of up to a second, so it runs in
-`EXTRACT_THREADS` worker threads of its own, never on the event loop nor in the loop's
-shared pool, and the wait for it is bounded (a thread cannot be stopped, but its result
-is then dropped and only `EXTRACT_THREADS` can be busy at once).
+and scoring up to 2 MB of HTML is CPU work of up to a second, and a hostile page's of
+minutes, so `_main_text` runs in a process of the reader pool (`bot.readers`), never in
+the bot's: past its deadline the process is killed, and it holds no GIL the loop needs.
 
 The extraction libraries log what they meet (parse errors quote the markup); their
 loggers are quieted so no page text reaches the bot's log.
@@ -13,15 +12,12 @@ loggers are quieted so no page text reaches the bot's log.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import logging
 
 from bot.links.charset import text_codec
+from bot.readers.pool import ReadFailed, Reading, reader_pool
 
-EXTRACT_THREADS = 2
-_executor = concurrent.futures.ThreadPoolExecutor(max_workers=EXTRACT_THREADS,
-                                                  thread_name_prefix="link-extract")
+PAGE_READER = "bot.links.extract:_main_text"  # by import path: the reader process imports it
 for _name in ("trafilatura", "htmldate", "justext", "courlan", "readability"):
     logging.getLogger(_name).setLevel(logging.CRITICAL + 1)
 
@@ -49,7 +45,7 @@ def _title(tree: object) -> str | None:
 def _main_text(markup: bytes | str) -> tuple[str | None, str]:
     """(title, main text) of an HTML page; the whole visible text when no main part stands
     out (a short page), "" when there is none (a page built by script)."""
-    import trafilatura  # with the first page, in an extraction thread: ~25 MiB an idle bot skips
+    import trafilatura  # with the first page, in a reader process: ~25 MiB the bot never holds
 
     tree = trafilatura.load_html(markup)
     if tree is None:
@@ -64,17 +60,18 @@ def _main_text(markup: bytes | str) -> tuple[str | None, str]:
 
 
 async def html_main_text(body: bytes, charset: str | None, timeout: float) -> tuple[str | None, str]:
-    """(title, main text) of an HTML body, worked out in a worker thread.
+    """(title, main text) of an HTML body, worked out in a reader process.
 
-    TimeoutError past `timeout`; ExtractionFailed when the markup cannot be parsed."""
+    TimeoutError past `timeout` (or when no reader was free in time); ExtractionFailed
+    when the markup cannot be parsed, or the reader ran out of memory or failed."""
     markup: bytes | str = decoded(body, charset) if charset else body  # bytes: its <meta> decides
-    loop = asyncio.get_running_loop()
     try:
-        return await asyncio.wait_for(loop.run_in_executor(_executor, _main_text, markup), timeout)
-    except TimeoutError:
-        raise
-    except Exception as exc:  # a page must not fail the question, whatever the parser meets
-        raise ExtractionFailed(type(exc).__name__) from None
+        reading = Reading(PAGE_READER, (markup,), takes_deadline=False, seconds=timeout)
+        return await reader_pool().read(reading)  # type: ignore[no-any-return]
+    except ReadFailed as failed:  # a page must not fail the question, whatever the parser meets
+        if failed.reason in ("timeout", "busy"):
+            raise TimeoutError(failed.reason) from None
+        raise ExtractionFailed(failed.detail or failed.reason) from None
 
 
 def clipped(text: str, limit: int) -> tuple[str, bool]:

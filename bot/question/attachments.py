@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Sequence
+import math
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeVar
 
 import aiohttp
 import discord
@@ -36,7 +37,8 @@ from bot.question.attachment_files import (
     decode_text,
     text_block,
 )
-from bot.question.documents import EXTRACT_SECONDS, read_office, read_pdf_off_loop
+from bot.question.documents import read_office, read_pdf_off_loop
+from bot.question.file_reads import FileReads
 from bot.question.images import decode_image
 from bot.question.office_files import (
     MAX_COLUMNS,
@@ -46,11 +48,13 @@ from bot.question.office_files import (
     MAX_UNPACKED_BYTES,
 )
 from bot.question.pdf_files import MAX_PDF_BYTES, MAX_PDF_PAGES, MAX_PDF_TEXT_BYTES
+from bot.readers.pool import configured
 from providers.i18n import t
 from providers.types import ContentPart, Message, TextPart
 from stream.sink import SinkError
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 MAX_IMAGES_PER_MESSAGE = 4
 MAX_IMAGES_PER_REQUEST = 10
@@ -61,7 +65,8 @@ NOTE_PREFIX = "-# "
 
 Reason = Literal["image_too_large", "text_too_large", "unreadable", "not_text", "too_many_images",
                  "too_many_files", "unsupported", "download_failed", "document_too_large",
-                 "document_encrypted", "document_unreadable", "document_timeout", "document_cut",
+                 "document_encrypted", "document_unreadable", "document_timeout", "document_busy",
+                 "document_memory", "document_cut",
                  "sheet_cut", "pdf_too_large", "pdf_too_many_pages", "pdf_encrypted", "pdf_unreadable",
                  "too_many_pdfs", "pdf_no_text", "pdf_text_cut"]
 # Why a file was left out: the member's note (catalog key) and the model's words.
@@ -78,6 +83,8 @@ NOTE_KEYS: dict[str, str] = {
     "document_encrypted": "chat.attachment.document_encrypted",
     "document_unreadable": "chat.attachment.document_unreadable",
     "document_timeout": "chat.attachment.document_timeout",
+    "document_busy": "chat.attachment.document_busy",
+    "document_memory": "chat.attachment.document_memory",
     "document_cut": "chat.attachment.document_cut",
     "sheet_cut": "chat.attachment.sheet_cut",
     "pdf_too_large": "chat.attachment.pdf_too_large",
@@ -96,6 +103,7 @@ MODEL_WORDS: dict[str, str] = {
     "download_failed": "the file could not be downloaded",
     "document_too_large": "the file is too large", "document_encrypted": "the file is password-protected",
     "document_unreadable": "the file could not be read", "document_timeout": "reading the file took too long",
+    "document_busy": "the file readers were busy", "document_memory": "reading the file needed too much memory",
     "pdf_too_large": "the PDF is too large", "pdf_too_many_pages": "the PDF has too many pages",
     "pdf_encrypted": "the PDF is password-protected", "pdf_unreadable": "the PDF could not be read",
     "too_many_pdfs": "too many PDFs were attached",
@@ -103,10 +111,12 @@ MODEL_WORDS: dict[str, str] = {
 # Reasons that only tell the member: the model has the file (what was cut is marked in it).
 NOTE_ONLY = frozenset({"document_cut", "sheet_cut", "pdf_no_text", "pdf_text_cut"})
 # UnreadableFile's reason -> the refusal, for Word/Excel files and for PDFs.
+READER_REASONS: dict[str, Reason] = {"timeout": "document_timeout", "busy": "document_busy",
+                                     "out_of_memory": "document_memory"}  # the reader pool's
 OFFICE_REASONS: dict[str, Reason] = {"too_large": "document_too_large", "encrypted": "document_encrypted",
-                                     "timeout": "document_timeout"}
+                                     **READER_REASONS}
 PDF_REASONS: dict[str, Reason] = {"too_large": "pdf_too_large", "too_many_pages": "pdf_too_many_pages",
-                                  "encrypted": "pdf_encrypted", "timeout": "document_timeout"}
+                                  "encrypted": "pdf_encrypted", **READER_REASONS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +139,7 @@ class Gathered:
     pdfs_left: int = MAX_PDFS_PER_REQUEST
     parts: list[ContentPart] = field(default_factory=list)
     refusals: list[Refusal] = field(default_factory=list)
+    reads: FileReads = field(default_factory=FileReads)  # the batch's files, each read once
 
     def refuse(self, name: str, reason: Reason, megapixels: int | None = None) -> None:
         self.refusals.append(Refusal(name, reason) if megapixels is None else Refusal(name, reason, megapixels))
@@ -143,9 +154,20 @@ async def _download(attachment: discord.Attachment, limit: int) -> bytes:
     return await attachment.read()
 
 
+async def _downloaded(attachment: discord.Attachment, limit: int,
+                      read: Callable[[bytes], Awaitable[T]]) -> T:
+    """The file downloaded (within `limit`) and read."""
+    return await read(await _download(attachment, limit))
+
+
+async def _decoded_text(data: bytes) -> str:
+    return decode_text(data)
+
+
 async def _add_image(gathered: Gathered, attachment: discord.Attachment, label: str) -> bool:
     try:
-        part = await decode_image(await _download(attachment, MAX_IMAGE_BYTES))
+        part = await gathered.reads.once(
+            attachment.id, lambda: _downloaded(attachment, MAX_IMAGE_BYTES, decode_image))
     except UnreadableFile as exc:
         gathered.refuse(attachment.filename, "image_too_large" if exc.reason == "too_large" else "unreadable",
                         exc.megapixels)
@@ -156,7 +178,8 @@ async def _add_image(gathered: Gathered, attachment: discord.Attachment, label: 
 
 async def _add_text(gathered: Gathered, attachment: discord.Attachment, label: str) -> bool:
     try:
-        text = decode_text(await _download(attachment, MAX_TEXT_BYTES))
+        text = await gathered.reads.once(
+            attachment.id, lambda: _downloaded(attachment, MAX_TEXT_BYTES, _decoded_text))
     except UnreadableFile as exc:
         gathered.refuse(attachment.filename, "text_too_large" if exc.reason == "too_large" else "not_text")
         return False
@@ -167,7 +190,8 @@ async def _add_text(gathered: Gathered, attachment: discord.Attachment, label: s
 async def _add_office(gathered: Gathered, attachment: discord.Attachment, label: str, kind: str) -> bool:
     """A Word or Excel file as fenced blocks of its text (a workbook: one a sheet)."""
     try:
-        read = await read_office(await _download(attachment, MAX_DOCUMENT_BYTES), attachment.filename, kind)
+        read = await gathered.reads.once(attachment.id, lambda: _downloaded(
+            attachment, MAX_DOCUMENT_BYTES, lambda data: read_office(data, attachment.filename, kind)))
     except UnreadableFile as exc:
         gathered.refuse(attachment.filename, OFFICE_REASONS.get(exc.reason, "document_unreadable"))
         return False
@@ -181,7 +205,8 @@ async def _add_office(gathered: Gathered, attachment: discord.Attachment, label:
 async def _add_pdf(gathered: Gathered, attachment: discord.Attachment, label: str) -> bool:
     """A PDF as a document part carrying its text (the note says when it has none or was cut)."""
     try:
-        document = await read_pdf_off_loop(await _download(attachment, MAX_PDF_BYTES), attachment.filename)
+        document = await gathered.reads.once(attachment.id, lambda: _downloaded(
+            attachment, MAX_PDF_BYTES, lambda data: read_pdf_off_loop(data, attachment.filename)))
     except UnreadableFile as exc:
         gathered.refuse(attachment.filename, PDF_REASONS.get(exc.reason, "pdf_unreadable"))
         return False
@@ -243,8 +268,14 @@ DOCUMENT_BOUNDS = {
     "sheets": MAX_SHEETS, "rows": MAX_ROWS, "columns": MAX_COLUMNS,
     "pdf_megabytes": MAX_PDF_BYTES // (1024 * 1024), "pages": MAX_PDF_PAGES,
     "pdf_kilobytes": MAX_PDF_TEXT_BYTES // 1024, "pdfs": MAX_PDFS_PER_REQUEST,
-    "seconds": int(EXTRACT_SECONDS),
 }
+
+
+def _reader_bounds() -> dict[str, int]:
+    """The reader pool's bounds as the operator set them."""
+    config = configured()
+    return {"seconds": math.ceil(config.seconds), "wait_seconds": math.ceil(config.wait_seconds),
+            "memory_megabytes": config.memory_mib}
 
 
 def notes_text(refusals: Sequence[Refusal], locale: str | None) -> str:
@@ -255,7 +286,7 @@ def notes_text(refusals: Sequence[Refusal], locale: str | None) -> str:
                  megabytes=MAX_IMAGE_BYTES // (1024 * 1024), megapixels=refusal.megapixels,
                  kilobytes=MAX_TEXT_BYTES // 1024, images=MAX_IMAGES_PER_MESSAGE,
                  images_in_all=MAX_IMAGES_PER_REQUEST, files=MAX_TEXT_FILES_PER_MESSAGE,
-                 files_in_all=MAX_TEXT_FILES_PER_REQUEST, **DOCUMENT_BOUNDS)
+                 files_in_all=MAX_TEXT_FILES_PER_REQUEST, **DOCUMENT_BOUNDS, **_reader_bounds())
         lines.append(NOTE_PREFIX + note)
     return "\n".join(lines)
 
@@ -269,14 +300,15 @@ async def _post_notes(message: discord.Message, refusals: Sequence[Refusal]) -> 
 
 
 async def question_message(message: discord.Message, chain: Sequence[discord.Message], prompt: str,
-                           bot_id: int) -> Message:
+                           bot_id: int, reads: FileReads | None = None) -> Message:
     """The question's user turn: the prompt, plus the files of the question and of the
     earlier messages it replies to (the question's own first when the limits bite).
 
     Without any attachment this is the plain-string turn it always was; files left out
-    are said to the member in one reply of small lines before the answer starts.
+    are said to the member in one reply of small lines before the answer starts. `reads`:
+    what the files of a batch's messages were read to when it was prepared before.
     """
-    gathered = Gathered()
+    gathered = Gathered(reads=reads if reads is not None else FileReads())
     own = await gather_message(gathered, message, "Attached")
     earlier: list[ContentPart] = []
     for previous in reversed(chain):  # newest first: the nearer context wins the budget

@@ -11,7 +11,7 @@ reaches back into the bot for them.
 from __future__ import annotations
 
 import contextlib
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import discord
@@ -23,6 +23,7 @@ from bot.load.answers import RunningAnswers
 from bot.load.config_cache import ConfigCache, ConfigSnapshot, ServerConfig, read_config
 from bot.load.turn_queue import TurnQueue
 from bot.load.write_behind import WriteBehind
+from bot.question.file_reads import FileReads
 from bot.repo.answer_records import AnswerFacts
 from bot.settings import Settings
 from bot.tools import ToolRegistry
@@ -116,6 +117,8 @@ class Question:
     listening: float | None = None
     follows: Exchange | None = None
     again: Again | None = None
+    # What the batch's files were read to: each file is downloaded and read once per batch.
+    reads: FileReads = field(default_factory=FileReads, compare=False, repr=False)
 
     @property
     def asker_id(self) -> int:
@@ -137,7 +140,8 @@ class Question:
     def joined(self, later: Question) -> Question:
         """This question with the member's next message: one question, in order."""
         prompt = "\n\n".join(p for p in (self.prompt, later.prompt) if p)
-        return replace(later, earlier=(*self.earlier, self.message), prompt=prompt, follows=self.follows)
+        return replace(later, earlier=(*self.earlier, self.message), prompt=prompt, follows=self.follows,
+                       reads=self.reads)
 
     async def reply(self, key: str, **params: Any) -> None:
         """One localized line in reply to the question; a Discord failure here is not worth more."""

@@ -50,7 +50,7 @@ async def build_request(question: Question, history: History, max_output_tokens:
     operator's and the server's switch on), the pages the question links follow its text."""
     message = question.message
     chain = [*history.sources, *question.earlier]
-    turn = await question_message(message, chain, question.prompt, question.bot_id)  # with its files
+    turn = await question_message(message, chain, question.prompt, question.bot_id, question.reads)  # with its files
     if links is not None and question.prompt:
         linked = await linked_content(question.prompt, links, question.locale)
         await post_link_notes(message, linked.notes)

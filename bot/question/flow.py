@@ -10,7 +10,11 @@
    `/stop`, the buttons, follow-ups and shutdown see it from then on.
 3. **Wait**: a listen channel's gap between answers (`bot.load.gaps`), then a turn
    (`bot.load.turn_queue`), "typing…" shown once while waiting.
-4. **Prepare**: the history, the request (files downloaded), the thread.
+4. **Prepare**: the history, the request (files downloaded and read, links read), the
+   thread, under one deadline (`prepare_seconds`: a file or link past it is left out
+   with a note; past it and a grace the question ends with a note), and stopped the
+   moment the answer is interrupted (`/stop`, a newer message, shutdown): an
+   interrupted answer leaves the member's cap at once, so its work must end with it.
 5. **Turn** (`bot.turn.run_generation_turn`), under one deadline for the whole answer.
 6. **Bookkeeping**: the answer's parts recorded with what its buttons need, the left-out
    note, the thought log, usage.
@@ -77,7 +81,9 @@ from bot.question.thought_log import (
     post_thought_log,
 )
 from bot.question.threads import AnswerPlace, ThreadOpener, in_thread_of_bot, threads_on
+from bot.readers.pool import preparation_deadline
 from bot.repo.conversation import DEFAULT_HISTORY_MESSAGES
+from bot.settings import Settings
 from bot.turn import Credentials, TurnContext, TurnOutcome, TurnRoute, run_generation_turn
 from bot.turn.context import answer_limits
 from bot.turn.notices import blocked_key
@@ -97,6 +103,12 @@ from stream.sink import MessageSink, SinkError
 
 log = logging.getLogger(__name__)
 
+PREPARE_GRACE_SECONDS = 10.0  # past the preparation's deadline: notes, the thread, the request
+
+
+def prepare_seconds(settings: Settings) -> float:
+    """One question's preparation deadline: four documents' worth of reading (60 s by default)."""
+    return 4 * settings.READER_SECONDS
 
 
 NOT_SET_UP = ("no model is set up for server %s and no default route: set DEFAULT_TEXT_PROVIDER, "
@@ -308,8 +320,8 @@ class Answering:
     async def _answer(self, question: Question, admitted: Admitted) -> None:
         """The turn was granted: prepare, answer (under the turn's one deadline), keep the books."""
         answer = admitted.answer
-        prepared = await self._prepare(question, answer)
-        if answer.interrupt.is_set():  # stopped while it was prepared: nothing was shown yet
+        prepared = await self._prepared_unless_stopped(question, answer)
+        if prepared is None or answer.interrupt.is_set():  # nothing was shown yet
             if answer.interrupt.reason == "shutdown":
                 await question.reply("chat.bot_restarting")
             return
@@ -334,14 +346,37 @@ class Answering:
         await count_native_searches(question, self.services, search, outcome.credential_source)
 
     # ---- 4. prepare ----------------------------------------------------------------------
-    async def _prepare(self, question: Question, answer: RunningAnswer) -> Prepared:
+    async def _prepared_unless_stopped(self, question: Question, answer: RunningAnswer) -> Prepared | None:
+        """`_prepare`, ended the moment the answer is interrupted (None: the caller says why)
+        or when it overruns its deadline and grace (None: the member is told here)."""
+        seconds = prepare_seconds(self.services.settings)
+        preparing = asyncio.ensure_future(self._prepare(question, answer, seconds))
+        stopped = asyncio.ensure_future(answer.interrupt.wait())
+        try:
+            await asyncio.wait({preparing, stopped}, timeout=seconds + PREPARE_GRACE_SECONDS,
+                               return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopped.cancel()
+            if not preparing.done():
+                preparing.cancel()  # its downloads end, a reader process on its file is killed
+                with contextlib.suppress(asyncio.CancelledError):
+                    await preparing
+        if not preparing.cancelled():
+            return preparing.result()
+        if not answer.interrupt.is_set():
+            log.warning("a question's preparation overran %.0f s and was given up", seconds + PREPARE_GRACE_SECONDS)
+            await question.reply("chat.prepare_timeout", seconds=int(seconds))
+        return None
+
+    async def _prepare(self, question: Question, answer: RunningAnswer, seconds: float) -> Prepared:
         services = self.services
         recall = Recall(services.answers, services.sessions)
         history = await self._history(question, recall)
         me = services.client.user
-        request = await build_request(question, history, services.settings.MAX_OUTPUT_TOKENS,
-                                      me.display_name if me is not None else "the bot",
-                                      link_policy(question, services.settings))
+        with preparation_deadline(seconds):  # every document and page of the question within it
+            request = await build_request(question, history, services.settings.MAX_OUTPUT_TOKENS,
+                                          me.display_name if me is not None else "the bot",
+                                          link_policy(question, services.settings))
         again = question.again
         if again is not None and again.kind == "continue":  # the answer so far, for the model to carry on
             request = replace(request, messages=[*request.messages,

@@ -90,5 +90,5 @@ LINK_NOTE_KEYS = {
     "too_many_redirects": "chat.link.too_many_redirects", "no_text": "chat.link.no_text",
     "pdf_too_large": "chat.link.pdf_too_large", "pdf_too_many_pages": "chat.link.pdf_too_many_pages",
     "pdf_encrypted": "chat.link.pdf_encrypted", "pdf_unreadable": "chat.link.unreadable",
-    "pdf_timeout": "chat.link.timeout",
+    "pdf_timeout": "chat.link.timeout", "pdf_busy": "chat.link.reader_busy",
 }

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
 
 from bot.question.attachments import Gathered, gather_message, notes_text
 from providers.types import DocumentPart, TextPart
 from tests.attachments.document_fixtures import encrypted, pdf_bytes
+
+_ids = itertools.count(1)
 
 
 @dataclass
@@ -18,6 +21,7 @@ class FakeAttachment:
     content_type: str | None = "application/pdf"
     size: int = -1
     reads: int = 0
+    id: int = field(default_factory=lambda: next(_ids))  # a snowflake: each attachment its own
 
     def __post_init__(self) -> None:
         self.size = len(self.data) if self.size < 0 else self.size

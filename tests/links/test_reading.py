@@ -5,7 +5,7 @@ the log."""
 from __future__ import annotations
 
 import logging
-import threading
+import os
 import time
 
 import pytest
@@ -13,6 +13,7 @@ import pytest
 from bot.links import LinkDocument, LinkFailure, LinkPage, read_links
 from bot.links import extract as extract_module
 from bot.links.fetch import USER_AGENT
+from bot.readers.pool import reader_pool
 from tests.links.servers import ARTICLE_HTML, TINY_PDF, PageServer, policy_with
 
 
@@ -114,19 +115,12 @@ async def test_a_descriptive_user_agent_and_no_proxy_from_the_environment(public
     assert headers["User-Agent"] == USER_AGENT and "llm-discord-bot" in USER_AGENT
 
 
-async def test_html_extracted_off_the_event_loop(public, monkeypatch):
-    threads: list[str] = []
-    original = extract_module._main_text
-
-    def recording(markup):
-        threads.append(threading.current_thread().name)
-        return original(markup)
-    monkeypatch.setattr(extract_module, "_main_text", recording)
+async def test_html_extracted_in_a_reader_process(public, monkeypatch):
+    monkeypatch.setattr(extract_module, "PAGE_READER", "tests.support.reader_doubles:page_pid")
     public.page("/kettles", ARTICLE_HTML)
     (page,) = (await read_links(public.url("/kettles"), policy_with())).results
     assert isinstance(page, LinkPage)
-    assert len(threads) == 1 and threads[0].startswith("link-extract")
-    assert threads[0] != threading.current_thread().name
+    assert page.title != str(os.getpid()) and int(page.title) in reader_pool().pids()
 
 
 async def test_page_text_never_reaches_the_log(public, caplog):
@@ -142,11 +136,9 @@ async def test_page_text_never_reaches_the_log(public, caplog):
 
 
 async def test_extraction_that_takes_too_long_is_a_timeout(public, monkeypatch):
-    def stuck(_markup):
-        time.sleep(0.6)  # in the worker thread: the loop goes on meanwhile
-        return "late", "late text"
-    monkeypatch.setattr(extract_module, "_main_text", stuck)
+    monkeypatch.setattr(extract_module, "PAGE_READER", "tests.support.reader_doubles:slow_page")
     public.page("/slow-html", ARTICLE_HTML)
+    await reader_pool().start()
     started = time.monotonic()
     (result,) = (await read_links(public.url("/slow-html"), policy_with(extract_timeout=0.2))).results
     assert isinstance(result, LinkFailure) and result.reason == "timeout"
