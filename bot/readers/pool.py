@@ -25,8 +25,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import io
 import logging
 import os
+import pickle
 import socket
 import subprocess
 import sys
@@ -46,6 +48,13 @@ T = TypeVar("T")
 MIB = 1024 * 1024
 KILL_GRACE_SECONDS = 1.0  # past a document's deadline: a reader checks it only between pages
 REAP_SECONDS = 5.0
+# A reply is a document's text or the PDF itself (attachments are bounded well below this).
+REPLY_LIMIT = 128 * MIB
+# What a reply may rebuild besides plain data (`_ReplyUnpickler`): the readers' results.
+READER_RESULT_TYPES = frozenset({
+    ("bot.question.office_files", "OfficeText"), ("bot.question.office_files", "Section"),
+    ("providers.types", "DocumentPart"),
+})
 ROOT = str(Path(__file__).resolve().parents[2])  # where `bot` is imported from
 _preparation_ends: contextvars.ContextVar[float | None] = contextvars.ContextVar("preparation_ends", default=None)
 
@@ -111,9 +120,10 @@ class _Child:
 
     def exchange(self, job: Job) -> Reply:
         """Send one document and wait for its reply (in a pipe thread: both block). A killed
-        child closes its end, so this ends with EOFError or a connection error."""
+        child closes its end, so this ends with EOFError or a connection error; a reply
+        past `REPLY_LIMIT` with OSError, unread."""
         self.conn.send(job)
-        return self.conn.recv()  # type: ignore[no-any-return]
+        return reply_of(self.conn.recv_bytes(REPLY_LIMIT))
 
     def kill(self) -> None:
         with contextlib.suppress(OSError):
@@ -125,6 +135,28 @@ class _Child:
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(REAP_SECONDS)
         self.conn.close()
+
+
+class _ReplyUnpickler(pickle.Unpickler):
+    """Rebuilds only the readers' result types. A child parsed a hostile file: should the
+    file have taken the child over, its reply still cannot name a function for the bot to
+    call (pickle's usual way to run code) — only plain data and these dataclasses."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if (module, name) in READER_RESULT_TYPES:
+            return super().find_class(module, name)
+        raise pickle.UnpicklingError(f"a reader's reply may not hold {module}.{name}")
+
+
+def reply_of(raw: bytes) -> Reply:
+    """A child's reply, unpickled with `_ReplyUnpickler`; an unreadable one is its failure."""
+    try:
+        reply = _ReplyUnpickler(io.BytesIO(raw)).load()
+    except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError) as exc:
+        return ("failed", "reader_failed", type(exc).__name__)
+    if not isinstance(reply, tuple) or not reply or reply[0] not in ("read", "failed"):
+        return ("failed", "reader_failed", "reply")
+    return reply  # type: ignore[return-value]
 
 
 def _child_environment() -> dict[str, str]:

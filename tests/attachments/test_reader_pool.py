@@ -217,3 +217,28 @@ async def test_any_exception_from_a_reader_is_a_note_and_the_process_reads_on(re
         await run_reader("tests.support.reader_doubles:failing_document", b"", "odd.pdf")
     assert refused.value.reason == "reader_failed"
     assert await run_reader("tests.support.reader_doubles:process_of", b"", "next.pdf") == first
+
+
+def test_a_reply_cannot_make_the_bot_call_anything():
+    """A reader process that a hostile file took over still cannot run code in the bot:
+    its reply is unpickled with only the readers' result types allowed."""
+    import os
+    import pickle
+
+    from bot.question.office_files import OfficeText, Section
+    from bot.readers.pool import reply_of
+    from providers.types import DocumentPart
+
+    class Boom:
+        def __reduce__(self):
+            return (os.system, ("echo pwned",))
+
+    assert reply_of(pickle.dumps(("read", Boom()))) == ("failed", "reader_failed", "UnpicklingError")
+    assert reply_of(pickle.dumps(("read", pickle.loads)))[0] == "failed"
+    assert reply_of(b"\x80\x05garbage")[0] == "failed"
+    assert reply_of(pickle.dumps(["read", "x"])) == ("failed", "reader_failed", "reply")
+    text = OfficeText([Section("Sheet1", None, "a\tb")], cut=False)
+    assert reply_of(pickle.dumps(("read", text))) == ("read", text)
+    pdf = DocumentPart("application/pdf", b"%PDF-1.7", "a.pdf", "words")
+    assert reply_of(pickle.dumps(("read", pdf))) == ("read", pdf)
+    assert reply_of(pickle.dumps(("read", ("Title", "main text")))) == ("read", ("Title", "main text"))
