@@ -25,6 +25,18 @@ def batch_seconds(question: Question) -> float:
     return server.batch_seconds
 
 
+def joins_the_batch(mine: RunningAnswer | None, now: float) -> bool:
+    """Whether the asker's next message in the channel of their running answer `mine`
+    belongs to its question even without a mention: none of the answer's text shows yet
+    and it comes within the batch seconds ("@bot I have a question about the weather",
+    then "in Lisbon, please"). Someone else's message never reaches here."""
+    earlier = mine.question if mine is not None else None
+    if mine is None or earlier is None or earlier.again is not None or mine.showed_text():
+        return False
+    window = batch_seconds(earlier)
+    return 0 < window and now - mine.arrived <= window
+
+
 def after(mine: RunningAnswer, question: Question, now: float) -> tuple[Question, bool]:
     """`question` after the member's running answer `mine` (`now`: loop time): the batch
     it joins, or itself following `mine`; and whether the batch was counted already."""

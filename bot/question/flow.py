@@ -50,7 +50,7 @@ from bot.load.config_cache import ServerConfig
 from bot.load.gaps import ChannelGaps
 from bot.load.turn_queue import answer_in_turn
 from bot.question.admission import REFUSAL_KEYS, RefusalThrottle, decide_question
-from bot.question.batching import after
+from bot.question.batching import after, joins_the_batch
 from bot.question.context import Question, Services, arrive
 from bot.question.conversation import (
     ANSWERED_TYPES,
@@ -165,6 +165,11 @@ class Answering:
             question = await arrive(message, prompt, me.id, self.services.config, server)
             return replace(question, listening=gap)
         mentioned = addresses_bot(message, me)
+        joining = not mentioned and joins_the_batch(self.services.answers.latest_of(message.channel.id,
+                                                                                    message.author.id),
+                                                    asyncio.get_running_loop().time())
+        if joining:  # the asker's quick follow-up: part of the question, mentioned or not
+            return await arrive(message, prompt, me.id, self.services.config, server)
         if not mentioned and not in_thread_of_bot(message, me.id):
             return None
         question = await arrive(message, prompt, me.id, self.services.config, server)

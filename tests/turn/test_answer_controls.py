@@ -239,6 +239,31 @@ async def test_three_quick_messages_are_one_question(
     no_429s(fake)
 
 
+async def test_the_askers_quick_follow_ups_join_without_a_mention_and_others_do_not(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot) -> None:
+    """Only the first message mentions the bot; the asker's next two, 0.5 s apart and before
+    the answer shows, are part of the question (before: the request held only the first).
+    Another member's message in between is not."""
+    fake, server = fake_discord, provider_server
+    server.reply(openai_stream("Rain in Lisbon tomorrow.", first_byte_delay=2.0))
+    async with answering(fake, server, turn_bot) as (bot, run):
+        first = await ask(fake, "I have a question about the weather,")
+        await asyncio.sleep(0.5)
+        await fake.send_user_message("what do you think?", author=fake.owner)  # someone else, no mention
+        second = await fake.send_user_message("specifically about rain tomorrow")
+        await asyncio.sleep(0.5)
+        third = await fake.send_user_message("in Lisbon, please.")
+        await run.wait_for(lambda: any(m.content == "Rain in Lisbon tomorrow." for m in answer_parts(fake)),
+                           timeout=10)
+        await asyncio.sleep(1.0)
+    assert [m.content for m in answer_parts(fake)] == ["Rain in Lisbon tomorrow."]  # one answer, to all three
+    asked = request_texts(server.requests[-1])[-1]
+    assert asked.index("about the weather") < asked.index("rain tomorrow") < asked.index("Lisbon")
+    assert "what do you think" not in " ".join(request_texts(server.requests[-1]))
+    assert answer_parts(fake)[0].message_reference["message_id"] == third.id
+    assert first.id != second.id
+
+
 async def first_text_seconds(fake: FakeDiscord, run: Any, text: str) -> float:
     before = {m.id for m in fake.bot_messages()}
     asked = time.monotonic()
