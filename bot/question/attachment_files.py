@@ -90,7 +90,8 @@ DOCUMENT_TYPES: dict[str, Kind] = {
     "application/pdf": "pdf",
 }
 DOCUMENT_EXTENSIONS: dict[str, Kind] = {".docx": "docx", ".xlsx": "xlsx", ".pdf": "pdf"}
-UnreadableReason = Literal["too_large", "unreadable", "not_text", "too_many_pages", "encrypted", "timeout"]
+UnreadableReason = Literal["too_large", "too_complex", "unreadable", "not_text", "too_many_pages", "encrypted",
+                           "timeout"]
 
 
 class UnreadableFile(Exception):

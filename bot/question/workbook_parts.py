@@ -1,0 +1,48 @@
+"""The parts of an .xlsx that openpyxl reads, counted before it reads them (pure, no I/O).
+
+openpyxl parses the shared strings, the styles and the theme whole, as Python objects
+(a 3.8 MB workbook of tiny elements grew the process by 966 MB), and each row it streams
+is built whole, however many cells it has. So before openpyxl opens the file, those
+parts, and each sheet up to the row after the last one read, are streamed through
+`bot.question.ooxml` and the file is refused as `too_complex` past its bounds; the count
+costs one pass of lxml over markup that openpyxl would parse anyway. A Strict Open XML
+workbook is handed on in Transitional namespaces, which openpyxl reads.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+from bot.question.ooxml import XmlBudget, is_strict, member, relationships, stream, transitional
+
+WHOLE_PARTS = frozenset({"sharedStrings", "styles", "theme"})  # openpyxl's load reads these whole
+ROW_TAG = "}row"
+
+
+def _scan(xml: bytes | None, budget: XmlBudget, rows: int | None = None) -> None:
+    """Stream `xml` against `budget`; with `rows`, stop after that many rows ended."""
+    ended = 0
+    for event, element in stream(xml or b"<x/>", budget):
+        if rows is not None and event == "end" and str(element.tag).endswith(ROW_TAG):
+            ended += 1
+            if ended >= rows:
+                return
+
+
+def checked_workbook(data: bytes, rows: int, deadline: float | None) -> bytes:
+    """`data` for openpyxl once its parts are within bounds (Strict rewritten to
+    Transitional); `rows`: how many rows of a sheet openpyxl will be asked for."""
+    budget = XmlBudget(deadline)
+    with zipfile.ZipFile(io.BytesIO(data)) as archive:
+        strict = is_strict(archive)
+        _scan(member(archive, "[Content_Types].xml"), budget)
+        main = next((path for kind, path in relationships(archive, "", budget) if kind == "officeDocument"),
+                    "xl/workbook.xml")
+        _scan(member(archive, main), budget)
+        for kind, path in relationships(archive, main, budget):
+            if kind in WHOLE_PARTS:
+                _scan(member(archive, path), budget)
+            elif kind == "worksheet":
+                _scan(member(archive, path), budget, rows)
+    return transitional(data) if strict else data
