@@ -61,7 +61,7 @@ NOTE_PREFIX = "-# "
 
 Reason = Literal["image_too_large", "text_too_large", "unreadable", "not_text", "too_many_images",
                  "too_many_files", "unsupported", "download_failed", "document_too_large",
-                 "document_encrypted", "document_unreadable", "document_timeout", "document_cut",
+                 "document_encrypted", "document_unreadable", "document_timeout", "document_too_complex", "document_cut",
                  "sheet_cut", "pdf_too_large", "pdf_too_many_pages", "pdf_encrypted", "pdf_unreadable",
                  "too_many_pdfs", "pdf_no_text", "pdf_text_cut"]
 # Why a file was left out: the member's note (catalog key) and the model's words.
@@ -78,6 +78,7 @@ NOTE_KEYS: dict[str, str] = {
     "document_encrypted": "chat.attachment.document_encrypted",
     "document_unreadable": "chat.attachment.document_unreadable",
     "document_timeout": "chat.attachment.document_timeout",
+    "document_too_complex": "chat.attachment.document_too_complex",
     "document_cut": "chat.attachment.document_cut",
     "sheet_cut": "chat.attachment.sheet_cut",
     "pdf_too_large": "chat.attachment.pdf_too_large",
@@ -96,6 +97,7 @@ MODEL_WORDS: dict[str, str] = {
     "download_failed": "the file could not be downloaded",
     "document_too_large": "the file is too large", "document_encrypted": "the file is password-protected",
     "document_unreadable": "the file could not be read", "document_timeout": "reading the file took too long",
+    "document_too_complex": "the file holds too many elements to read",
     "pdf_too_large": "the PDF is too large", "pdf_too_many_pages": "the PDF has too many pages",
     "pdf_encrypted": "the PDF is password-protected", "pdf_unreadable": "the PDF could not be read",
     "too_many_pdfs": "too many PDFs were attached",
@@ -104,7 +106,7 @@ MODEL_WORDS: dict[str, str] = {
 NOTE_ONLY = frozenset({"document_cut", "sheet_cut", "pdf_no_text", "pdf_text_cut"})
 # UnreadableFile's reason -> the refusal, for Word/Excel files and for PDFs.
 OFFICE_REASONS: dict[str, Reason] = {"too_large": "document_too_large", "encrypted": "document_encrypted",
-                                     "timeout": "document_timeout"}
+                                     "timeout": "document_timeout", "too_complex": "document_too_complex"}
 PDF_REASONS: dict[str, Reason] = {"too_large": "pdf_too_large", "too_many_pages": "pdf_too_many_pages",
                                   "encrypted": "pdf_encrypted", "timeout": "document_timeout"}
 

@@ -86,8 +86,9 @@ def stream(xml: bytes, budget: XmlBudget) -> Iterator[tuple[str, Any]]:
             parent = element.getparent()
             while parent is not None and element.getprevious() is not None:
                 del parent[0]
-    except etree.XMLSyntaxError as exc:
-        raise UnreadableFile("unreadable") from exc
+    except etree.XMLSyntaxError as exc:  # libxml2's own limits (depth 256, a 10 MB text) are ours too
+        limit = exc.code == etree.ErrorTypes.ERR_RESOURCE_LIMIT
+        raise UnreadableFile("too_complex" if limit else "unreadable") from exc
 
 
 def member(archive: zipfile.ZipFile, name: str) -> bytes | None:

@@ -1,6 +1,6 @@
 """The parts of an .xlsx that openpyxl reads, counted before it reads them (pure, no I/O).
 
-openpyxl parses the shared strings, the styles and the theme whole, as Python objects
+openpyxl parses the workbook, shared strings, styles and theme whole, as Python objects
 (a 3.8 MB workbook of tiny elements grew the process by 966 MB), and each row it streams
 is built whole, however many cells it has. So before openpyxl opens the file, those
 parts, and each sheet up to the row after the last one read, are streamed through
@@ -17,6 +17,9 @@ import zipfile
 from bot.question.ooxml import XmlBudget, is_strict, member, relationships, stream, transitional
 
 WHOLE_PARTS = frozenset({"sharedStrings", "styles", "theme"})  # openpyxl's load reads these whole
+WHOLE_TYPES = ("sharedStrings", "styles", "theme", ".main+xml")  # content types of such parts, and workbooks'
+STYLES = "xl/styles.xml"  # where openpyxl reads the styles, whatever the relationships say
+CONTENT_TYPES = "[Content_Types].xml"
 ROW_TAG = "}row"
 
 
@@ -30,19 +33,35 @@ def _scan(xml: bytes | None, budget: XmlBudget, rows: int | None = None) -> None
                 return
 
 
+def _typed_parts(archive: zipfile.ZipFile, budget: XmlBudget) -> set[str]:
+    """The parts [Content_Types].xml names as a workbook, shared strings, styles or theme:
+    openpyxl finds the workbook and the shared strings there, not by relationship."""
+    found: set[str] = set()
+    for event, element in stream(member(archive, CONTENT_TYPES) or b"<x/>", budget):
+        if event == "end" and str(element.tag).endswith("}Override"):
+            kind = element.get("ContentType") or ""
+            if any(word in kind for word in WHOLE_TYPES):
+                found.add((element.get("PartName") or "").lstrip("/"))
+    return found
+
+
 def checked_workbook(data: bytes, rows: int, deadline: float | None) -> bytes:
     """`data` for openpyxl once its parts are within bounds (Strict rewritten to
     Transitional); `rows`: how many rows of a sheet openpyxl will be asked for."""
     budget = XmlBudget(deadline)
     with zipfile.ZipFile(io.BytesIO(data)) as archive:
         strict = is_strict(archive)
-        _scan(member(archive, "[Content_Types].xml"), budget)
-        main = next((path for kind, path in relationships(archive, "", budget) if kind == "officeDocument"),
-                    "xl/workbook.xml")
-        _scan(member(archive, main), budget)
-        for kind, path in relationships(archive, main, budget):
-            if kind in WHOLE_PARTS:
-                _scan(member(archive, path), budget)
-            elif kind == "worksheet":
-                _scan(member(archive, path), budget, rows)
+        whole = _typed_parts(archive, budget) | {STYLES}
+        mains = whole | {path for kind, path in relationships(archive, "", budget) if kind == "officeDocument"}
+        sheets: set[str] = set()
+        for main in sorted(mains):
+            for kind, path in relationships(archive, main, budget):
+                if kind in WHOLE_PARTS:
+                    whole.add(path)
+                elif kind == "worksheet":
+                    sheets.add(path)
+        for path in sorted(whole | mains):
+            _scan(member(archive, path), budget)
+        for path in sorted(sheets):
+            _scan(member(archive, path), budget, rows)
     return transitional(data) if strict else data
