@@ -12,21 +12,46 @@ workbook is handed on in Transitional namespaces, which openpyxl reads.
 from __future__ import annotations
 
 import io
+import re
 import zipfile
 
-from bot.question.ooxml import XmlBudget, is_strict, member, relationships, stream, transitional
+from bot.question.attachment_files import UnreadableFile
+from bot.question.ooxml import (
+    MAX_XML_ELEMENTS,
+    XmlBudget,
+    is_strict,
+    member,
+    relationships,
+    stream,
+    transitional,
+)
 
 WHOLE_PARTS = frozenset({"sharedStrings", "styles", "theme"})  # openpyxl's load reads these whole
 WHOLE_TYPES = ("sharedStrings", "styles", "theme", ".main+xml")  # content types of such parts, and workbooks'
 STYLES = "xl/styles.xml"  # where openpyxl reads the styles, whatever the relationships say
 CONTENT_TYPES = "[Content_Types].xml"
 ROW_TAG = "}row"
+ROW_END = re.compile(rb"</(?:[\w.-]+:)?row>")
+
+
+def _rows_end(xml: bytes, rows: int) -> int:
+    """Where the sheet's first `rows` rows end (its end when it has fewer)."""
+    for number, closing in enumerate(ROW_END.finditer(xml), start=1):
+        if number >= rows:
+            return closing.end()
+    return len(xml)
 
 
 def _scan(xml: bytes | None, budget: XmlBudget, rows: int | None = None) -> None:
-    """Stream `xml` against `budget`; with `rows`, stop after that many rows ended."""
+    """Stream `xml` against `budget`; with `rows`, stop after that many rows ended (their
+    tags counted first at the speed of a byte search, as `stream` counts a whole part's)."""
+    xml = xml or b"<x/>"
+    if rows is not None:
+        head = xml[:_rows_end(xml, rows)]
+        if budget.elements + head.count(b"<") - head.count(b"</") > MAX_XML_ELEMENTS:
+            raise UnreadableFile("too_complex")
     ended = 0
-    for event, element in stream(xml or b"<x/>", budget):
+    for event, element in stream(xml, budget, whole=rows is None):
         if rows is not None and event == "end" and str(element.tag).endswith(ROW_TAG):
             ended += 1
             if ended >= rows:

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.attachments.document_fixtures import xlsx_bytes
-from tests.readers.packages import NS, replaced_member, word_package
+from tests.attachments.document_fixtures import docx_bytes, xlsx_bytes
+from tests.readers.packages import NS, replaced_member
 
 MAX_GROWTH_MIB = 80
 MAX_SECONDS = 3.0
@@ -59,7 +59,8 @@ def read_in_a_child(tmp_path: Path, data: bytes | str, kind: str) -> dict[str, o
 
 
 def _document(body: str) -> bytes:
-    return replaced_member(word_package(parts=False), "word/document.xml",
+    """A .docx as python-docx writes one, its body replaced by `body`."""
+    return replaced_member(docx_bytes(["x"]), "word/document.xml",
                            f'<w:document {NS}><w:body>{body}</w:body></w:document>'.encode())
 
 
