@@ -3,9 +3,10 @@ names in a note, leaves empty without a note, or fails on, how long it takes and
 holds.
 
     python bench/reading_corpus.py assemble DIR [--mirrors /work/.mirror]
-    python bench/reading_corpus.py run DIR [--readers bot-docx,bot-xlsx,bot-pdf] [--json OUT]
+    python bench/reading_corpus.py run DIR [--readers bot-docx,bot-xlsx,bot-pdf,bot-html] [--json OUT]
+    python bench/reading_corpus.py        (as `make bench` runs it: the kept files, tests/fixtures/documents)
 
-`assemble` copies the .pdf, .docx and .xlsx files of public test corpora (`SOURCES`, each
+`assemble` copies the .pdf, .docx, .xlsx and .html files of public test corpora (`SOURCES`, each
 at a pinned commit) from local bare mirrors of their repositories (`git clone --mirror`
 of each URL; `git --git-dir=... show COMMIT:path` reads them) into DIR/<format>/. Git LFS
 pointers and blobs a mirror left out are skipped. `run` reads every file of DIR (any tree
@@ -26,7 +27,6 @@ import argparse
 import importlib
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -34,6 +34,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+KEPT = ROOT / "tests" / "fixtures" / "documents"  # what `make bench` reads: the files kept in the repository
 KILL_SECONDS = 30.0
 READ_SECONDS = 15.0  # the bot's own per-document bound, handed to its readers
 EXTENSIONS = (".pdf", ".docx", ".xlsx", ".html")
@@ -198,15 +199,17 @@ CANDIDATES: dict[str, tuple[str, Callable[[], Callable[[bytes, str], tuple[str, 
 }
 
 
-def _rss_kib() -> int:
-    with open("/proc/self/statm") as statm:
-        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") // 1024
+def _status_kib(field: str) -> int:
+    with open("/proc/self/status") as lines:
+        return next(int(line.split()[1]) for line in lines if line.startswith(field + ":"))
 
 
 def _one(read: Callable[[bytes, str], tuple[str, str | None]], path: Path) -> dict[str, object]:
     """Read one file in this (forked) process: outcome, seconds, peak RSS growth in MiB."""
     data = path.read_bytes()
-    before = _rss_kib()
+    with open("/proc/self/clear_refs", "w") as clear:
+        clear.write("5")  # the peak starts again here, not at the parent's before the fork
+    before = _status_kib("VmRSS")
     started = time.perf_counter()
     try:
         text, note = read(data, path.name)
@@ -215,7 +218,7 @@ def _one(read: Callable[[bytes, str], tuple[str, str | None]], path: Path) -> di
     except Exception as exc:  # what escapes a reader is the finding
         outcome, detail = "exception", f"{type(exc).__module__}.{type(exc).__name__}"
     seconds = time.perf_counter() - started
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    peak = _status_kib("VmHWM")
     return {"file": str(path), "outcome": outcome, "detail": detail, "seconds": round(seconds, 4),
             "rss_mib": round(max(0, peak - before) / 1024, 1)}
 
@@ -282,10 +285,10 @@ def run(corpus: Path, names: list[str], python: str) -> list[dict[str, object]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("command", choices=("assemble", "run", "child"))
-    parser.add_argument("target", nargs="?")
+    parser.add_argument("command", nargs="?", default="run", choices=("assemble", "run", "child"))
+    parser.add_argument("target", nargs="?", default=str(KEPT))
     parser.add_argument("--mirrors", default="/work/.mirror")
-    parser.add_argument("--readers", default="bot-docx,bot-xlsx,bot-pdf")
+    parser.add_argument("--readers", default="bot-docx,bot-xlsx,bot-pdf,bot-html")
     parser.add_argument("--python", default=sys.executable, help="the interpreter the readers run in")
     parser.add_argument("--json", help="where to write the summaries")
     args = parser.parse_args()
@@ -297,6 +300,8 @@ def main() -> None:
         summaries = run(Path(args.target), args.readers.split(","), args.python)
         if args.json:
             Path(args.json).write_text(json.dumps(summaries, indent=1))
+        if any(s["exception"] or s["killed"] for s in summaries):
+            sys.exit("a reader raised or overran on some file (target: none)")
 
 
 if __name__ == "__main__":
