@@ -1,20 +1,21 @@
-"""Word and Excel files read to text (pure, no I/O): a .docx's paragraphs and tables in
-the order they stand, an .xlsx's first sheets as CSV.
+"""Word and Excel files read to text (pure, no I/O): a .docx's text from every part, in
+reading order (`bot.question.word_text`), an .xlsx's first sheets as CSV.
 
 Both are zip files of XML, and a few kilobytes of zip can unpack to gigabytes. Before
-either library opens the file, its zip directory is read (cheap: no member is inflated)
-and the file is refused when its members would unpack to more than `MAX_UNPACKED_BYTES`
-(python-docx holds every member, and its XML as a tree) or there are more than
-`MAX_ZIP_MEMBERS`. Python's zipfile never inflates a member past the
-size its directory states, so a directory that lies yields a broken file, not a bomb.
-A workbook is read in openpyxl's read-only mode: its sheets are streamed row by row and
-reading stops after `MAX_ROWS`, so a sheet of a million rows costs what 200 do. Entities
-are never expanded (python-docx's parser does not resolve them; openpyxl parses with the
-expat Python ships, whose amplification limits stop a "billion laughs" file).
+either is parsed, its zip directory is read (cheap: no member is inflated) and the file
+is refused when its members would unpack to more than `MAX_UNPACKED_BYTES` or there are
+more than `MAX_ZIP_MEMBERS`. Python's zipfile never inflates a member past the size its
+directory states, so a directory that lies yields a broken file, not a bomb. Within that,
+the XML is bounded too (`bot.question.ooxml`: elements, depth, attributes), since 20 MB of
+tiny elements built as trees of Python objects grew the process by hundreds of megabytes:
+a Word file is streamed, never built whole; a workbook's parts are counted before
+openpyxl opens it (`bot.question.workbook_parts`), which then reads it in read-only mode,
+its sheets streamed row by row and stopped after `MAX_ROWS`. Entities are never expanded
+(lxml is told not to; openpyxl parses with the expat Python ships, whose amplification
+limits stop a "billion laughs" file). Strict Open XML files are read like the others.
 
-`deadline` is a `time.monotonic()` value checked between paragraphs, rows and sheets: the
-caller runs this in a worker thread (`bot.question.documents`) and a file that takes
-longer is refused rather than left holding the thread.
+`deadline` is a `time.monotonic()` value checked every few thousand elements and between
+rows and sheets: a file that takes longer is refused rather than left holding its worker.
 """
 
 from __future__ import annotations
