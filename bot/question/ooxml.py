@@ -106,18 +106,24 @@ def member(archive: zipfile.ZipFile, name: str) -> bytes | None:
 
 def relationships(archive: zipfile.ZipFile, part: str, budget: XmlBudget) -> list[tuple[str, str]]:
     """(relationship type's last word, target part) for each internal relationship of `part`
-    ("" for the package itself), in the order they stand."""
+    ("" for the package itself), in the order they stand; those before any broken markup
+    (a reader falls back to the usual part names, as Office does)."""
     folder, name = posixpath.split(part)
     rels = member(archive, posixpath.join(folder, "_rels", f"{name}.rels") if part else PACKAGE_RELATIONSHIPS)
     found: list[tuple[str, str]] = []
-    for event, element in stream(rels or b"<Relationships/>", budget):
-        if event != "end" or not str(element.tag).endswith("}Relationship"):
-            continue
-        target = element.get("Target") or ""
-        if element.get("TargetMode") == "External" or not target:
-            continue
-        path = target.lstrip("/") if target.startswith("/") else posixpath.normpath(posixpath.join(folder, target))
-        found.append(((element.get("Type") or "").rsplit("/", 1)[-1], path))
+    try:
+        for event, element in stream(rels or b"<Relationships/>", budget):
+            if event != "end" or not str(element.tag).endswith("}Relationship"):
+                continue
+            target = element.get("Target") or ""
+            if element.get("TargetMode") == "External" or not target:
+                continue
+            path = (target.lstrip("/") if target.startswith("/")
+                    else posixpath.normpath(posixpath.join(folder, target)))
+            found.append(((element.get("Type") or "").rsplit("/", 1)[-1], path))
+    except UnreadableFile as broken:
+        if broken.reason != "unreadable":
+            raise
     return found
 
 

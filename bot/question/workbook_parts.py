@@ -51,11 +51,15 @@ def _scan(xml: bytes | None, budget: XmlBudget, rows: int | None = None) -> None
         if budget.elements + head.count(b"<") - head.count(b"</") > MAX_XML_ELEMENTS:
             raise UnreadableFile("too_complex")
     ended = 0
-    for event, element in stream(xml, budget, whole=rows is None):
-        if rows is not None and event == "end" and str(element.tag).endswith(ROW_TAG):
-            ended += 1
-            if ended >= rows:
-                return
+    try:
+        for event, element in stream(xml, budget, whole=rows is None):
+            if rows is not None and event == "end" and str(element.tag).endswith(ROW_TAG):
+                ended += 1
+                if ended >= rows:
+                    return
+    except UnreadableFile as broken:  # broken markup is openpyxl's to judge (it may not read
+        if broken.reason != "unreadable":  # the part at all); only a bound ends the count here
+            raise
 
 
 def _typed_parts(archive: zipfile.ZipFile, budget: XmlBudget) -> set[str]:

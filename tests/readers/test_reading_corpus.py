@@ -30,6 +30,7 @@ EXPECTED: dict[str, str | None] = {
     "SimpleStrict.xlsx": "This is sheet 2",
     "sample.strict.xlsx": "Lorem,111",
     "poc-shared-strings.xlsx": "ffffffffIIIIIIII",
+    "xlsx-corrupted.xlsx": "test,DOCTYPE,XXE,injection",  # a broken _rels/.rels openpyxl never reads
     "poc-xmlbomb.xlsx": None,
     "clusterfuzz-testcase-minimized-POIXSSFFuzzer-6123461607817216.xlsx": None,
     "toy.pdf": "Single quote operator",
