@@ -61,7 +61,7 @@ NOTE_PREFIX = "-# "
 
 Reason = Literal["image_too_large", "text_too_large", "unreadable", "not_text", "too_many_images",
                  "too_many_files", "unsupported", "download_failed", "document_too_large",
-                 "document_encrypted", "document_unreadable", "document_timeout", "document_too_complex", "document_cut",
+                 "document_encrypted", "document_unreadable", "document_timeout", "document_too_complex", "document_no_text", "document_cut",
                  "sheet_cut", "pdf_too_large", "pdf_too_many_pages", "pdf_encrypted", "pdf_unreadable",
                  "too_many_pdfs", "pdf_no_text", "pdf_text_cut"]
 # Why a file was left out: the member's note (catalog key) and the model's words.
@@ -79,6 +79,7 @@ NOTE_KEYS: dict[str, str] = {
     "document_unreadable": "chat.attachment.document_unreadable",
     "document_timeout": "chat.attachment.document_timeout",
     "document_too_complex": "chat.attachment.document_too_complex",
+    "document_no_text": "chat.attachment.document_no_text",
     "document_cut": "chat.attachment.document_cut",
     "sheet_cut": "chat.attachment.sheet_cut",
     "pdf_too_large": "chat.attachment.pdf_too_large",
@@ -98,6 +99,7 @@ MODEL_WORDS: dict[str, str] = {
     "document_too_large": "the file is too large", "document_encrypted": "the file is password-protected",
     "document_unreadable": "the file could not be read", "document_timeout": "reading the file took too long",
     "document_too_complex": "the file holds too many elements to read",
+    "document_no_text": "the file holds no text (only images, charts or drawings, if anything)",
     "pdf_too_large": "the PDF is too large", "pdf_too_many_pages": "the PDF has too many pages",
     "pdf_encrypted": "the PDF is password-protected", "pdf_unreadable": "the PDF could not be read",
     "too_many_pdfs": "too many PDFs were attached",
@@ -172,6 +174,9 @@ async def _add_office(gathered: Gathered, attachment: discord.Attachment, label:
         read = await read_office(await _download(attachment, MAX_DOCUMENT_BYTES), attachment.filename, kind)
     except UnreadableFile as exc:
         gathered.refuse(attachment.filename, OFFICE_REASONS.get(exc.reason, "document_unreadable"))
+        return False
+    if not any(section.text.strip() for section in read.sections):  # named, never an empty block
+        gathered.refuse(attachment.filename, "document_no_text")
         return False
     blocks = "\n\n".join(text_block(s.title, s.text, s.language) for s in read.sections)
     gathered.parts.append(TextPart(f"{label}:\n{blocks}"))
