@@ -12,7 +12,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-LAZY = ("openai", "anthropic", "google.genai", "pypdf", "docx", "openpyxl", "trafilatura")
+LAZY = ("openai", "anthropic", "google.genai", "pypdf", "docx", "lxml", "openpyxl", "trafilatura")
 
 START_UP = """
 import importlib, pkgutil, sys

@@ -90,8 +90,8 @@ DOCUMENT_TYPES: dict[str, Kind] = {
     "application/pdf": "pdf",
 }
 DOCUMENT_EXTENSIONS: dict[str, Kind] = {".docx": "docx", ".xlsx": "xlsx", ".pdf": "pdf"}
-UnreadableReason = Literal["too_large", "unreadable", "not_text", "too_many_pages", "encrypted", "timeout",
-                           "busy", "out_of_memory", "reader_failed"]  # the last three: bot.readers
+UnreadableReason = Literal["too_large", "too_complex", "unreadable", "not_text", "too_many_pages", "encrypted",
+                           "timeout", "busy", "out_of_memory", "reader_failed"]  # the last three: bot.readers
 
 
 class UnreadableFile(Exception):

@@ -66,7 +66,7 @@ NOTE_PREFIX = "-# "
 Reason = Literal["image_too_large", "text_too_large", "unreadable", "not_text", "too_many_images",
                  "too_many_files", "unsupported", "download_failed", "document_too_large",
                  "document_encrypted", "document_unreadable", "document_timeout", "document_busy",
-                 "document_memory", "document_cut",
+                 "document_memory", "document_too_complex", "document_no_text", "document_cut",
                  "sheet_cut", "pdf_too_large", "pdf_too_many_pages", "pdf_encrypted", "pdf_unreadable",
                  "too_many_pdfs", "pdf_no_text", "pdf_text_cut"]
 # Why a file was left out: the member's note (catalog key) and the model's words.
@@ -85,6 +85,8 @@ NOTE_KEYS: dict[str, str] = {
     "document_timeout": "chat.attachment.document_timeout",
     "document_busy": "chat.attachment.document_busy",
     "document_memory": "chat.attachment.document_memory",
+    "document_too_complex": "chat.attachment.document_too_complex",
+    "document_no_text": "chat.attachment.document_no_text",
     "document_cut": "chat.attachment.document_cut",
     "sheet_cut": "chat.attachment.sheet_cut",
     "pdf_too_large": "chat.attachment.pdf_too_large",
@@ -104,6 +106,8 @@ MODEL_WORDS: dict[str, str] = {
     "document_too_large": "the file is too large", "document_encrypted": "the file is password-protected",
     "document_unreadable": "the file could not be read", "document_timeout": "reading the file took too long",
     "document_busy": "the file readers were busy", "document_memory": "reading the file needed too much memory",
+    "document_too_complex": "the file holds too many elements to read",
+    "document_no_text": "the file holds no text (only images, charts or drawings, if anything)",
     "pdf_too_large": "the PDF is too large", "pdf_too_many_pages": "the PDF has too many pages",
     "pdf_encrypted": "the PDF is password-protected", "pdf_unreadable": "the PDF could not be read",
     "too_many_pdfs": "too many PDFs were attached",
@@ -114,7 +118,7 @@ NOTE_ONLY = frozenset({"document_cut", "sheet_cut", "pdf_no_text", "pdf_text_cut
 READER_REASONS: dict[str, Reason] = {"timeout": "document_timeout", "busy": "document_busy",
                                      "out_of_memory": "document_memory"}  # the reader pool's
 OFFICE_REASONS: dict[str, Reason] = {"too_large": "document_too_large", "encrypted": "document_encrypted",
-                                     **READER_REASONS}
+                                     "too_complex": "document_too_complex", **READER_REASONS}
 PDF_REASONS: dict[str, Reason] = {"too_large": "pdf_too_large", "too_many_pages": "pdf_too_many_pages",
                                   "encrypted": "pdf_encrypted", **READER_REASONS}
 
@@ -194,6 +198,9 @@ async def _add_office(gathered: Gathered, attachment: discord.Attachment, label:
             attachment, MAX_DOCUMENT_BYTES, lambda data: read_office(data, attachment.filename, kind)))
     except UnreadableFile as exc:
         gathered.refuse(attachment.filename, OFFICE_REASONS.get(exc.reason, "document_unreadable"))
+        return False
+    if not any(section.text.strip() for section in read.sections):  # named, never an empty block
+        gathered.refuse(attachment.filename, "document_no_text")
         return False
     blocks = "\n\n".join(text_block(s.title, s.text, s.language) for s in read.sections)
     gathered.parts.append(TextPart(f"{label}:\n{blocks}"))

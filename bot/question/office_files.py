@@ -1,20 +1,21 @@
-"""Word and Excel files read to text (pure, no I/O): a .docx's paragraphs and tables in
-the order they stand, an .xlsx's first sheets as CSV.
+"""Word and Excel files read to text (pure, no I/O): a .docx's text from every part, in
+reading order (`bot.question.word_text`), an .xlsx's first sheets as CSV.
 
 Both are zip files of XML, and a few kilobytes of zip can unpack to gigabytes. Before
-either library opens the file, its zip directory is read (cheap: no member is inflated)
-and the file is refused when its members would unpack to more than `MAX_UNPACKED_BYTES`
-(python-docx holds every member, and its XML as a tree) or there are more than
-`MAX_ZIP_MEMBERS`. Python's zipfile never inflates a member past the
-size its directory states, so a directory that lies yields a broken file, not a bomb.
-A workbook is read in openpyxl's read-only mode: its sheets are streamed row by row and
-reading stops after `MAX_ROWS`, so a sheet of a million rows costs what 200 do. Entities
-are never expanded (python-docx's parser does not resolve them; openpyxl parses with the
-expat Python ships, whose amplification limits stop a "billion laughs" file).
+either is parsed, its zip directory is read (cheap: no member is inflated) and the file
+is refused when its members would unpack to more than `MAX_UNPACKED_BYTES` or there are
+more than `MAX_ZIP_MEMBERS`. Python's zipfile never inflates a member past the size its
+directory states, so a directory that lies yields a broken file, not a bomb. Within that,
+the XML is bounded too (`bot.question.ooxml`: elements, depth, attributes), since 20 MB of
+tiny elements built as trees of Python objects grew the process by hundreds of megabytes:
+a Word file is streamed, never built whole; a workbook's parts are counted before
+openpyxl opens it (`bot.question.workbook_parts`), which then reads it in read-only mode,
+its sheets streamed row by row and stopped after `MAX_ROWS`. Entities are never expanded
+(lxml is told not to; openpyxl parses with the expat Python ships, whose amplification
+limits stop a "billion laughs" file). Strict Open XML files are read like the others.
 
-`deadline` is a `time.monotonic()` value checked between paragraphs, rows and sheets: the
-caller runs this in a worker thread (`bot.question.documents`) and a file that takes
-longer is refused rather than left holding the thread.
+`deadline` is a `time.monotonic()` value checked every few thousand elements and between
+rows and sheets: a file that takes longer is refused rather than left holding its worker.
 """
 
 from __future__ import annotations
@@ -25,11 +26,14 @@ import io
 import time
 import warnings
 import zipfile
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from bot.question.attachment_files import MAX_TEXT_BYTES, UnreadableFile
+from bot.question.ooxml import XmlBudget
+from bot.question.word_text import docx_lines
+from bot.question.workbook_parts import checked_workbook
 
 MAX_DOCUMENT_BYTES = 10 * 1024 * 1024  # a .docx or .xlsx as downloaded, refused before downloading
 MAX_UNPACKED_BYTES = 20 * 1024 * 1024  # all its members as its zip directory states them
@@ -81,69 +85,49 @@ def check_zip(data: bytes) -> None:
 
 
 class _Budget:
-    """Lines kept until their UTF-8 size reaches `limit`; the rest is dropped and marked."""
+    """Lines kept until their UTF-8 size reaches `limit`; the line that crosses it is kept up
+    to the limit (a workbook's one long cell is shown in part, not dropped), the rest
+    dropped and marked."""
 
     def __init__(self, limit: int = MAX_TEXT_BYTES) -> None:
         self.left = limit
         self.cut = False
 
     def take(self, line: str) -> str | None:
-        size = len(line.encode("utf-8")) + 1
-        if self.cut or size > self.left:
-            self.cut = True
+        if self.cut:
             return None
-        self.left -= size
+        encoded = line.encode("utf-8")
+        if len(encoded) + 1 > self.left:
+            self.cut = True
+            head = encoded[:max(0, self.left - 1)].decode("utf-8", errors="ignore")
+            self.left = 0
+            return head or None
+        self.left -= len(encoded) + 1
         return line
-
-
-def _row_cells(row: Any) -> list[str]:
-    """A table row's cell texts, a cell merged across columns once."""
-    cells, seen = [], None
-    for cell in row.cells:
-        if cell._tc is seen:  # noqa: SLF001 - a merged cell repeats the same XML element
-            continue
-        seen = cell._tc  # noqa: SLF001
-        cells.append(" ".join(cell.text.split()))
-    return cells
-
-
-def _docx_lines(document: Any, deadline: float | None) -> Iterator[str]:
-    from docx.table import Table
-    from docx.text.paragraph import Paragraph
-
-    for block in document.iter_inner_content():
-        _in_time(deadline)
-        if isinstance(block, Paragraph):
-            yield block.text
-        elif isinstance(block, Table):
-            for row in block.rows:
-                _in_time(deadline)
-                yield "| " + " | ".join(_row_cells(row)) + " |"
-            yield ""
 
 
 def _kept(lines: Iterable[str], budget: _Budget) -> str:
     kept: list[str] = []
     for line in lines:
-        if budget.take(line) is None:
+        taken = budget.take(line)
+        if taken is not None:
+            kept.append(taken)
+        if budget.cut:
             break
-        kept.append(line)
     return "\n".join(kept).strip("\n")
 
 
 def docx_text(data: bytes, filename: str, deadline: float | None = None) -> OfficeText:
-    """A .docx's paragraphs and tables (one `| cell | cell |` line a row), in order, up to
-    `MAX_TEXT_BYTES` of text."""
+    """A .docx's text in reading order (`bot.question.word_text`: body, notes, headers and
+    footers; a table as one `| cell | cell |` line a row), up to `MAX_TEXT_BYTES`."""
     check_zip(data)
-    import docx  # with the first .docx, in the reading thread: an idle bot does not carry it
-
+    budget = _Budget()
     try:
-        document = docx.Document(io.BytesIO(data))
-        budget = _Budget()
-        text = _kept(_docx_lines(document, deadline), budget)
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            text = _kept(docx_lines(archive, XmlBudget(deadline)), budget)
     except UnreadableFile:
         raise
-    except Exception as exc:  # python-docx and lxml raise many kinds on a broken file
+    except Exception as exc:  # whatever a broken file makes zipfile or lxml raise, named as unreadable
         raise UnreadableFile("unreadable") from exc
     if budget.cut:
         text += "\n" + CUT_MARK.format(kilobytes=MAX_TEXT_BYTES // 1024)
@@ -175,18 +159,21 @@ def _trimmed(rows: Sequence[Sequence[str]]) -> list[list[str]]:
 
 def _sheet_csv(sheet: Any, deadline: float | None) -> tuple[str, bool]:
     """The sheet's first `MAX_ROWS` rows of `MAX_COLUMNS` columns as CSV, and whether it has
-    more (one row and one column past the bounds are read to tell)."""
+    more (one row and one column past the bounds are read to tell). Rows stop once their
+    cells hold `MAX_TEXT_BYTES` characters: one long shared string shown in every cell must
+    not be copied hundreds of times before the text budget cuts it."""
     rows: list[list[str]] = []
-    cut = False
+    cut, size = False, 0
     for number, values in enumerate(sheet.iter_rows(max_row=MAX_ROWS + 1, max_col=MAX_COLUMNS + 1,
                                                      values_only=True), start=1):
         _in_time(deadline)
-        cells = [_cell(v) for v in values]
-        if number > MAX_ROWS:
+        cells = [_cell(v)[:MAX_TEXT_BYTES] for v in values]
+        if number > MAX_ROWS or size > MAX_TEXT_BYTES:
             cut = cut or any(cells)
             break
         cut = cut or any(cells[MAX_COLUMNS:])
         rows.append(cells[:MAX_COLUMNS])
+        size += sum(len(cell) for cell in rows[-1])
     stated = sheet.max_row  # the sheet's own dimension, when it states one
     cut = cut or (isinstance(stated, int) and stated > MAX_ROWS)
     out = io.StringIO()
@@ -198,11 +185,12 @@ def xlsx_text(data: bytes, filename: str, deadline: float | None = None) -> Offi
     """An .xlsx's first `MAX_SHEETS` sheets, each its first `MAX_ROWS` rows and `MAX_COLUMNS`
     columns as CSV (the values Excel last showed, not formulas), up to `MAX_TEXT_BYTES` in all."""
     check_zip(data)
-    import openpyxl  # with the first .xlsx, in the reading thread: an idle bot does not carry it
-
     sections: list[Section] = []
     budget = _Budget()
     try:
+        data = checked_workbook(data, MAX_ROWS + 1, deadline)
+        import openpyxl  # with the first .xlsx, in the reading thread: an idle bot does not carry it
+
         with warnings.catch_warnings():  # openpyxl warns about styles and extensions it skips
             warnings.simplefilter("ignore")
             workbook = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)

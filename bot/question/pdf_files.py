@@ -16,7 +16,6 @@ import io
 import logging
 import time
 import warnings
-import zlib
 from typing import TYPE_CHECKING
 
 from bot.question.attachment_files import UnreadableFile
@@ -43,9 +42,6 @@ PDF_LIMITS = {
     "page_tree_maximum_page_entries": 200_000,
     "jbig2dec_binary": None,
 }
-# What a malformed file makes pypdf raise besides its own errors (`PyPdfError`).
-BROKEN = (ValueError, KeyError, TypeError, AttributeError, IndexError, AssertionError,
-          RecursionError, OSError, zlib.error)
 
 logging.getLogger("pypdf").setLevel(logging.ERROR)  # a warning per odd object of a member's file is noise
 
@@ -83,7 +79,6 @@ def read_pdf(data: bytes, filename: str, deadline: float | None = None) -> Docum
         raise UnreadableFile("too_large")
     # Imported with the first PDF, in the reading thread: pypdf costs an idle bot ~25 MiB.
     from pypdf import PdfReader, apply_configuration
-    from pypdf.errors import PyPdfError
 
     try:
         with warnings.catch_warnings(), apply_configuration(**PDF_LIMITS):
@@ -96,7 +91,8 @@ def read_pdf(data: bytes, filename: str, deadline: float | None = None) -> Docum
             texts = _page_texts(reader, deadline)
     except UnreadableFile:
         raise
-    except (PyPdfError, *BROKEN) as exc:
+    except Exception as exc:  # whatever a malformed file makes pypdf raise (its own errors, ValueError...,
+        # DeprecationError for a filter name it dropped) is a note naming the file, never a failed question
         raise UnreadableFile("unreadable") from exc
     joined = "\n\n".join(t for t in texts if t)
     if not joined:
