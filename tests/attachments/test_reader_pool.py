@@ -106,12 +106,12 @@ async def test_the_loop_never_stalls_while_hostile_files_are_read_in_parallel(re
     configure(PoolConfig(processes=2, seconds=2.0, wait_seconds=20))
     await reader_pool().start()
     docx, xlsx, page, bomb = heavy_docx(), heavy_xlsx(), attribute_page(50_000), form_bomb_pdf()
-    from bot.links.extract import html_main_text
+    from bot.links.extract import ExtractionFailed, html_main_text
 
     async def outcome(work) -> object:
         try:
             return await work
-        except (UnreadableFile, TimeoutError) as refused:
+        except (UnreadableFile, TimeoutError, ExtractionFailed) as refused:  # the page: past its bounds
             return refused
 
     runs = []
