@@ -15,10 +15,8 @@ import types
 from pathlib import Path
 from typing import Any, Literal, Union, get_args, get_origin
 
-import annotated_types
 from pydantic import SecretStr
 from pydantic.fields import FieldInfo
-from pydantic_core import PydanticUndefined
 
 from bot.settings import Settings
 
@@ -78,11 +76,13 @@ def type_text(annotation: Any) -> str:
 
 
 def default_text(field: FieldInfo) -> str:
-    if field.default_factory is not None or field.default in (None, PydanticUndefined, frozenset()):
+    """The value in effect when the setting is not given; an empty list or set is unset."""
+    default = field.get_default(call_default_factory=True)
+    if default is None or (isinstance(default, (list, frozenset)) and not default):
         return "unset"
-    if isinstance(field.default, bool):
-        return f"`{str(field.default).lower()}`"
-    return f"`{field.default}`"
+    if isinstance(default, bool):
+        return f"`{str(default).lower()}`"
+    return f"`{default}`"
 
 
 BOUNDS = (("ge", "≥ {}"), ("le", "≤ {}"), ("min_length", "at least {} character(s)"),
@@ -93,8 +93,6 @@ def bounds_text(field: FieldInfo) -> str:
     """ge/le/min_length/max_length from the Field metadata, as `validate` enforces them."""
     shown = []
     for constraint in field.metadata:
-        if not isinstance(constraint, annotated_types.BaseMetadata):
-            continue
         for attribute, template in BOUNDS:
             value = getattr(constraint, attribute, None)
             if value is not None:
