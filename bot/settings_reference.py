@@ -113,9 +113,16 @@ def group_section(group: dict[str, Any]) -> str:
                       "| --- | --- | --- | --- |", *rows, "", sentence(group["text"]), ""])
 
 
+def contents(groups: list[dict[str, Any]]) -> str:
+    """One link per group, to its heading's anchor as GitHub makes it."""
+    links = [f"[{', '.join(group['settings'])}](#{'-'.join(group['settings']).lower()})" for group in groups]
+    return "Contents: " + " ·\n".join(links) + "\n"
+
+
 def reference() -> str:
     """The whole page, as committed at docs/settings.md."""
-    return "\n".join([PREAMBLE, *map(group_section, load_groups())])
+    groups = load_groups()
+    return "\n".join([PREAMBLE, contents(groups), *map(group_section, groups)])
 
 
 if __name__ == "__main__":
