@@ -16,7 +16,7 @@ SHELL := bash
 NEEDED_PYTHON := 3.11
 PYTHON_OK := import sys; sys.exit(sys.version_info < (3, 11))
 
-.PHONY: run test bench lint migrate install clean check
+.PHONY: run test bench lint migrate install clean check settings-doc
 
 # The virtualenv, made again when it is missing, broken (no pip) or from an older Python;
 # an unsupported $(PYTHON) stops here with one line instead of a failed install later.
@@ -75,6 +75,10 @@ lint: $(TEST_STAMP)
 # bench/harness.py is the benches' shared timing and results code, not a bench.
 bench: $(TEST_STAMP) $(MO_FILES)
 	@for f in $(filter-out bench/harness.py,$(wildcard bench/*.py)); do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+# docs/settings.md, written from bot/settings.py's Settings class (a test fails when it is stale).
+settings-doc: install
+	$(BIN)/python -m bot.settings_reference > docs/settings.md.new && mv docs/settings.md.new docs/settings.md
 
 clean:
 	rm -rf $(VENV) build *.egg-info

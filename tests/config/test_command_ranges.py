@@ -1,6 +1,6 @@
 """Every number a command takes has its range registered with Discord (so the client
-refuses a value out of it before the bot is asked), and the README states the same
-ranges as the code for `/limits set` and `/model price`."""
+refuses a value out of it before the bot is asked), and the command reference
+(docs/commands.md) states the same ranges as the code for `/limits set` and `/model price`."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from bot.repo.usage import (
 )
 from tests.support.drive_discord_client import running_bot
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+COMMANDS = Path(__file__).resolve().parents[2] / "docs" / "commands.md"
 NUMBER_TYPES = (4, 10)  # Discord's INTEGER and NUMBER option types
 
 
@@ -30,8 +30,8 @@ def number_options(node: dict[str, Any], path: str = "") -> Iterator[tuple[str, 
             yield f"{path} {option['name']}".strip(), option
 
 
-def readme_row(command: str) -> str:
-    return next(line for line in README.read_text().splitlines() if line.startswith(f"| `{command}`"))
+def reference_row(command: str) -> str:
+    return next(line for line in COMMANDS.read_text().splitlines() if line.startswith(f"| `{command}`"))
 
 
 async def test_every_number_option_has_its_range_registered(fake_discord, bot_factory):
@@ -49,12 +49,12 @@ async def test_every_number_option_has_its_range_registered(fake_discord, bot_fa
     assert {option["max_value"] for name, option in options.items() if name.startswith("model price ")} == {MAX_PRICE}
 
 
-def test_the_readme_states_the_registered_ranges():
-    limits = readme_row("/limits set")
+def test_the_command_reference_states_the_registered_ranges():
+    limits = reference_row("/limits set")
     stated = dict(re.findall(r"`(\w+)`[^`]*? 0–([\d,]+)", limits))
     for option in ("messages_per_hour", "searches_per_day", "server_tokens_per_day"):
         assert option in stated, limits
     assert int(stated["messages_per_hour"].replace(",", "")) == MAX_MESSAGES_PER_HOUR
     assert int(stated["searches_per_day"].replace(",", "")) == MAX_SEARCHES_PER_DAY
     assert int(stated["server_tokens_per_day"].replace(",", "")) == MAX_TOKENS_PER_DAY
-    assert f"each 0–{int(MAX_PRICE):,}" in readme_row("/model price")
+    assert f"each 0–{int(MAX_PRICE):,}" in reference_row("/model price")

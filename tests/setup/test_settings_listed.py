@@ -1,5 +1,6 @@
-"""Every setting `bot/settings.py` reads is listed in `.env.example` and in the README's
-settings table, and nothing else is listed: adding a setting means adding it to both."""
+"""Every setting `bot/settings.py` reads is listed in `.env.example` and in the settings
+reference's tables (docs/settings.md), and nothing else is listed: adding a setting means
+adding it to both."""
 
 from __future__ import annotations
 
@@ -23,15 +24,15 @@ def env_example_names() -> set[str]:
     return set(NAME.findall(ENV_EXAMPLE.read_text()))
 
 
-def readme_table_names() -> set[str]:
-    """The names in the first column of the README's settings table (`| setting | meaning |`)."""
-    lines = (ROOT / "README.md").read_text().splitlines()
-    start = lines.index("| setting | meaning |")
+def reference_table_names() -> set[str]:
+    """The names in the first column of the settings reference's tables (`| setting | type | …`)."""
+    lines = (ROOT / "docs" / "settings.md").read_text().splitlines()
     names: set[str] = set()
-    for line in lines[start + 2:]:
-        if not line.startswith("|"):
-            break
-        names |= set(re.findall(r"`([A-Z][A-Z0-9_]+)`", line.split("|")[1]))
+    for start in (i for i, line in enumerate(lines) if line.startswith("| setting |")):
+        for line in lines[start + 2:]:
+            if not line.startswith("|"):
+                break
+            names |= set(re.findall(r"`([A-Z][A-Z0-9_]+)`", line.split("|")[1]))
     return names
 
 
@@ -48,16 +49,16 @@ def test_env_example_lists_nothing_the_bot_or_compose_does_not_read() -> None:
     assert "bot/settings.py" in ENV_EXAMPLE.read_text().splitlines()[0]
 
 
-def test_the_readme_table_names_every_setting_and_only_those() -> None:
-    table = readme_table_names()
-    assert not settings_read() - table, f"add these to the README's table: {sorted(settings_read() - table)}"
+def test_the_reference_tables_name_every_setting_and_only_those() -> None:
+    table = reference_table_names()
+    assert not settings_read() - table, f"add these to docs/settings.md: {sorted(settings_read() - table)}"
     assert not table - settings_read(), f"not settings: {sorted(table - settings_read())}"
 
 
-def test_the_readme_covers_running_it_for_good() -> None:
+def test_the_running_guide_covers_running_it_for_good() -> None:
     """Backups (the database and the key together), upgrades, key rotation and logs."""
-    readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## Running it for good"):readme.index("## Layout")]
+    guide = (ROOT / "docs" / "running.md").read_text()
+    section = guide[guide.index("## Running it for good"):]
     for needed in ("**Backups.**", "**Upgrades.**", "**Key rotation.**", "**Logs.**",
                    "python -m bot.vault rotate", "docker compose up -d --build", "data/encryption.key",
                    "pg_dump", "Compose 2.24", "**Metrics.**", "METRICS_HOST", "127.0.0.1"):
