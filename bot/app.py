@@ -14,6 +14,7 @@ from bot.check.cooldown import Cooldown
 from bot.db.engine import engine_for
 from bot.edge.allowlist import ServingTree
 from bot.edge.budget import budget_from_settings
+from bot.edge.command_names import install, name_commands
 from bot.load.answers import RunningAnswers
 from bot.load.config_cache import ConfigCache
 from bot.load.identify import IdentifyGate, read_max_concurrency
@@ -48,6 +49,7 @@ COG_MODULES: tuple[str, ...] = (
     "bot.cogs.access",
     "bot.cogs.chat",
     "bot.cogs.servers",
+    "bot.cogs.help",
 )
 
 
@@ -160,14 +162,15 @@ class LLMBot(commands.AutoShardedBot):
 
         # Command names/descriptions go out localized; nothing syncs unless asked.
         await self.tree.set_translator(BabelTranslator())
-        if not self.settings.SHARD_IDS or 0 in self.settings.SHARD_IDS:  # one process syncs
-            await self.tree.sync()
+        # One process syncs; the others ask Discord for the ids the hints' mentions need.
+        await name_commands(self.tree, syncs=not self.settings.SHARD_IDS or 0 in self.settings.SHARD_IDS)
         if (line := search_unreachable(self.settings, self.access)) is not None:
             log.warning(line)
         log.info("setup complete: %d cog module(s)", len(COG_MODULES))
 
     async def close(self) -> None:
         await super().close()
+        install({})  # this process's command ids go with it
         await stop_readers()  # a reader still on a document is killed: nothing waits for it
         if self.observability is not None:
             await self.observability.stop()

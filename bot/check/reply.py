@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from bot.check.run import CheckReport
 from bot.check.table import check_table
+from bot.edge.command_names import for_discord
 from bot.edge.limits import MESSAGE_LIMIT
 from bot.errors.presentation import trim
 from bot.repo.keys import KEYLESS_LEASE
@@ -36,7 +37,8 @@ def route_title(report: CheckReport, locale: str | None, title: str, *, operator
 def check_reply(report: CheckReport, title: str, locale: str | None, notes: tuple[str, ...] = ()) -> str:
     """The whole reply: `title`, any `notes` under it, the rows and the fixes."""
     table = check_table(report, locale)
-    return fitted([title, *notes, *table.rows], table.fixes, f"**{t('commands.check.fixes', locale)}**")
+    rows, fixes = ([for_discord(line, locale) for line in lines] for lines in (table.rows, table.fixes))
+    return fitted([title, *notes, *rows], fixes, f"**{t('commands.check.fixes', locale)}**")
 
 
 def fitted(lines: list[str], fixes: list[str], fixes_title: str, limit: int = REPLY_CHARS) -> str:

@@ -16,6 +16,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.edge.command_names import for_discord
 from bot.edge.limits import MESSAGE_LIMIT
 from bot.edge.translator import lstr
 from bot.repo import KeyHealth, RepositoryError
@@ -73,8 +74,9 @@ def now() -> datetime:
 
 
 def text(interaction: discord.Interaction, key: str, **params: Any) -> str:
-    """Catalog text in the invoking member's locale."""
-    return t(key, interaction.locale, **params)
+    """Catalog text in the invoking member's locale, the commands it names as the member's
+    client shows them."""
+    return for_discord(t(key, interaction.locale, **params), interaction.locale)
 
 
 def clip(body: str) -> str:
@@ -113,6 +115,21 @@ def health_line(interaction: discord.Interaction, provider: str, label: str, mas
         last_error=health.last_error_type or text(interaction, "commands.reply.no_error"),
         state=state,
     )
+
+
+# ---- renamed commands ------------------------------------------------------------------
+
+# A command kept under its old name for one release carries its new path (English) here.
+RENAMED_TO = "renamed_to"
+
+
+def renamed_note(interaction: discord.Interaction) -> str:
+    """The line an old name says first: which command it now is."""
+    command = interaction.command
+    if command is None or RENAMED_TO not in command.extras:
+        return ""
+    return text(interaction, "commands.reply.renamed", old=f"/{command.qualified_name}",
+                new=f"/{command.extras[RENAMED_TO]}")
 
 
 # ---- the Manage Server gate ----------------------------------------------------------

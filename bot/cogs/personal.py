@@ -16,7 +16,7 @@ from discord import app_commands
 from bot import repo
 from bot.catalog.offer import offered, personal_list_route, unlisted_lines
 from bot.check.command import check_own_route
-from bot.cogs.base import SCOPE_CHOICES, ConfigCog, reply, send, text
+from bot.cogs.base import RENAMED_TO, SCOPE_CHOICES, ConfigCog, renamed_note, reply, send, text
 from bot.cogs.forms import KeyModal
 from bot.edge.translator import lstr
 from bot.repo.personal import PersonalInfo
@@ -70,10 +70,11 @@ class PersonalKeyModal(KeyModal):
     """The submitter's own key. Whose row it is and which server it is for come from the
     submit itself, never from whoever opened the form."""
 
-    def __init__(self, bot: LLMBot, locale: discord.Locale, scope_name: str) -> None:
+    def __init__(self, bot: LLMBot, locale: discord.Locale, scope_name: str, renamed: str = "") -> None:
         super().__init__(t("commands.modal.personal_key_title", locale), locale)
         self.bot = bot
         self.scope_name = scope_name
+        self.renamed = renamed  # the old command's note, said with the reply
 
     async def on_submit(self, interaction: discord.Interaction, /) -> None:
         scope = scope_of(interaction, self.scope_name)
@@ -83,7 +84,8 @@ class PersonalKeyModal(KeyModal):
         log.info("member %s stored a personal key (%s)", interaction.user.id, scope.name)
         said = text(interaction, "commands.reply.personal_key_set", masked=info.masked_key,
                     scope=scope.label(interaction))
-        await send(interaction, "\n".join([said, text(interaction, next_step(info, interaction.guild_id is not None))]))
+        step = text(interaction, next_step(info, interaction.guild_id is not None))
+        await send(interaction, "\n".join(filter(None, [self.renamed, said, step])))
 
 
 class PersonalCog(ConfigCog):
@@ -91,26 +93,56 @@ class PersonalCog(ConfigCog):
         name=lstr("commands.personal.name"), description=lstr("commands.personal.description"),
     )
 
-    @personal.command(name=lstr("commands.personal.key_set.name"),
-                      description=lstr("commands.personal.key_set.description"))
+    key = app_commands.Group(
+        name=lstr("commands.personal.key.name"), description=lstr("commands.personal.key.description"),
+        parent=personal,
+    )
+
+    @key.command(name=lstr("commands.personal.key.set.name"), description=lstr("commands.personal.key.set.description"))
     @app_commands.rename(scope=lstr("commands.param.scope.name"))
     @app_commands.describe(scope=lstr("commands.param.scope.description"))
     @app_commands.choices(scope=SCOPE_CHOICES)
     async def key_set(self, interaction: discord.Interaction, scope: str | None = None) -> None:
-        chosen = scope_of(interaction, scope)  # refused in a DM before the form opens
-        await interaction.response.send_modal(PersonalKeyModal(self.bot, interaction.locale, chosen.name))
+        await self._open_key_form(interaction, scope)
 
-    @personal.command(name=lstr("commands.personal.key_remove.name"),
-                      description=lstr("commands.personal.key_remove.description"))
+    @key.command(name=lstr("commands.personal.key.clear.name"),
+                 description=lstr("commands.personal.key.clear.description"))
     @app_commands.rename(scope=lstr("commands.param.scope.name"))
     @app_commands.describe(scope=lstr("commands.param.scope.description"))
     @app_commands.choices(scope=SCOPE_CHOICES)
-    async def key_remove(self, interaction: discord.Interaction, scope: str | None = None) -> None:
+    async def key_clear(self, interaction: discord.Interaction, scope: str | None = None) -> None:
+        await self._clear_key(interaction, scope)
+
+    # The names before the verbs were made one scheme (`bot/cogs/help.py`): kept for one
+    # release, hidden from /help, each saying its new name.
+    @personal.command(name=lstr("commands.personal.key_set.name"),
+                      description=lstr("commands.personal.key_set.description"),
+                      extras={RENAMED_TO: "personal key set"})
+    @app_commands.rename(scope=lstr("commands.param.scope.name"))
+    @app_commands.describe(scope=lstr("commands.param.scope.description"))
+    @app_commands.choices(scope=SCOPE_CHOICES)
+    async def old_key_set(self, interaction: discord.Interaction, scope: str | None = None) -> None:
+        await self._open_key_form(interaction, scope, renamed_note(interaction))
+
+    @personal.command(name=lstr("commands.personal.key_remove.name"),
+                      description=lstr("commands.personal.key_remove.description"),
+                      extras={RENAMED_TO: "personal key clear"})
+    @app_commands.rename(scope=lstr("commands.param.scope.name"))
+    @app_commands.describe(scope=lstr("commands.param.scope.description"))
+    @app_commands.choices(scope=SCOPE_CHOICES)
+    async def old_key_remove(self, interaction: discord.Interaction, scope: str | None = None) -> None:
+        await self._clear_key(interaction, scope, renamed_note(interaction))
+
+    async def _open_key_form(self, interaction: discord.Interaction, scope: str | None, renamed: str = "") -> None:
+        chosen = scope_of(interaction, scope)  # refused in a DM before the form opens
+        await interaction.response.send_modal(PersonalKeyModal(self.bot, interaction.locale, chosen.name, renamed))
+
+    async def _clear_key(self, interaction: discord.Interaction, scope: str | None, renamed: str = "") -> None:
         where = scope_of(interaction, scope)
         async with self.bot.sessions() as session, session.begin():
             removed = await repo.remove_personal_key(session, interaction.user.id, where.guild_id)
         key = "commands.reply.personal_key_removed" if removed else "commands.reply.personal_key_none"
-        await reply(interaction, key, scope=where.label(interaction))
+        await send(interaction, "\n".join(filter(None, [renamed, text(interaction, key, scope=where.label(interaction))])))
 
     @personal.command(name=lstr("commands.personal.model.name"),
                       description=lstr("commands.personal.model.description"))

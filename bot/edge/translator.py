@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from discord import Locale, app_commands
 
+from bot.edge.command_names import for_discord
 from providers.i18n import strict_translation, t
 
 
@@ -19,7 +20,8 @@ def lstr(key: str) -> app_commands.locale_str:
 
 
 class BabelTranslator(app_commands.Translator):
-    """Serves `commands.*` catalog entries to discord.py when the command tree syncs."""
+    """Serves `commands.*` catalog entries to discord.py when the command tree syncs; a
+    description naming a command names it by the locale's own path (no mention shows there)."""
 
     async def translate(
         self, string: app_commands.locale_str, locale: Locale, context: app_commands.TranslationContext,
@@ -27,4 +29,7 @@ class BabelTranslator(app_commands.Translator):
         key = string.extras.get("key")
         if key is None:
             return None
-        return strict_translation(key, locale)
+        found = strict_translation(key, locale)
+        if found is None or context.location is not app_commands.TranslationContextLocation.command_description:
+            return found
+        return for_discord(found, locale, mentions=False)

@@ -7,6 +7,7 @@ same spec into a `discord.Embed`, so the layout lives in one place.
 
 from __future__ import annotations
 
+from bot.edge.command_names import for_discord
 from bot.edge.limits import (
     EMBED_DESCRIPTION_LIMIT,
     EMBED_FIELD_COUNT_LIMIT,
@@ -65,7 +66,7 @@ def build_error_embed_spec(presentation: ErrorPresentation, locale: str | None) 
     parts = [p for p in (presentation.headline, presentation.detail) if p]
     description = trim(SEPARATOR.join(parts), EMBED_DESCRIPTION_LIMIT)
     name = trim(t(TIPS_FIELD_KEY, locale), EMBED_FIELD_NAME_LIMIT)
-    fields = tip_fields([t(key, locale) for key in presentation.tip_keys], name)
+    fields = tip_fields([for_discord(t(key, locale), locale) for key in presentation.tip_keys], name)
     spec = EmbedSpec(
         title=title, description=description, color=kind_color(presentation.kind), fields=fields
     )

@@ -17,6 +17,7 @@ from typing import Any, Literal
 import discord
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.edge.command_names import for_discord
 from bot.edge.embeds import locale_for_message
 from bot.edge.sink import DiscordMessageSink
 from bot.load.answers import RunningAnswers
@@ -147,7 +148,7 @@ class Question:
         """One localized line in reply to the question; a Discord failure here is not worth more."""
         with contextlib.suppress(SinkError):
             await DiscordMessageSink(self.message.channel, reply_to=self.message).send(
-                t(key, self.locale, **params), reply=True)
+                for_discord(t(key, self.locale, **params), self.locale), reply=True)
 
 
 def where_of(message: discord.Message) -> Where:

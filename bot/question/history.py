@@ -27,6 +27,7 @@ from datetime import datetime, timedelta
 import discord
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.edge.command_names import for_discord
 from bot.load.answers import RunningAnswers
 from bot.repo.conversation import MAX_HISTORY_MESSAGES, RecordedAnswer, answer_of
 from providers import Message
@@ -313,7 +314,7 @@ def left_out_note(history: History, locale: str | None) -> str | None:
     if not history.left_out:
         return None
     count = f"{history.left_out}+" if history.left_out_more else str(history.left_out)
-    return NOTICE_PREFIX + t("chat.history_cut", locale, count=count)
+    return NOTICE_PREFIX + for_discord(t("chat.history_cut", locale, count=count), locale)
 
 
 async def say_left_out(history: History, sink: MessageSink, shown: bool, locale: str | None) -> None:

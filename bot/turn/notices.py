@@ -14,6 +14,7 @@ from typing import Any
 from babel import Locale, UnknownLocaleError
 from babel.units import format_unit
 
+from bot.edge.command_names import for_discord
 from bot.errors import ErrorScene, error_embed
 from bot.load.metrics import DELIVERY_FAILURE_KINDS, DELIVERY_FAILURES, closed_label
 from bot.turn.attempts import target_label
@@ -44,7 +45,7 @@ BLOCKED_KEYS = {
 async def say(ctx: TurnContext, key: str, *, reply: bool = True, **params: Any) -> None:
     """One localized line into the channel; a Discord failure here is not worth more."""
     with contextlib.suppress(SinkError):
-        await ctx.sink.send(t(key, ctx.locale, **params), reply=reply)
+        await ctx.sink.send(for_discord(t(key, ctx.locale, **params), ctx.locale), reply=reply)
 
 
 def blocked_key(reason: str, in_dm: bool) -> str:

@@ -16,7 +16,7 @@ from bot.repo.web_search import set_web_search
 from providers.i18n import t
 from tests.support.data_check import IMAGE_REFUSED, AnthropicChecks, GeminiChecks, chat_reply
 from tests.support.data_errors import anthropic_error
-from tests.support.drive_commands import command, opt, sub
+from tests.support.drive_commands import command, discord_text, opt, sub
 from tests.support.drive_discord_client import running_bot
 from tests.support.drive_waiting import eventually
 from tests.support.env_bot_config import configure_personal, configure_server
@@ -113,10 +113,10 @@ async def test_a_refused_image_is_a_cross_with_its_kind_and_the_tips_of_the_serv
     rows = rows_of(done.content)
     assert rows["Image"].startswith("✗ Image · ")
     assert rows["Image"].endswith("— request_refused: Anthropic rejected the request. Could not process image")
-    assert rows["Web search"] == "– Web search — " + t("commands.check.note.search_off", "en")
+    assert rows["Web search"] == "– Web search — " + discord_text(fake, "commands.check.note.search_off", "en")
     assert all(rows[name].startswith("✓ ") for name in ROWS if name not in ("Image", "Web search"))
     fixes = done.content.split("**How to fix**\n", 1)[1].splitlines()
-    assert fixes == ["• " + t("genai.tips.verify_api_key", "en"), "• " + t("genai.tips.switch_model_provider", "en")]
+    assert fixes == ["• " + discord_text(fake, "genai.tips.verify_api_key", "en"), "• " + discord_text(fake, "genai.tips.switch_model_provider", "en")]
 
 
 async def test_a_members_own_route_gets_the_personal_tips_and_counts_as_personal(
@@ -139,8 +139,8 @@ async def test_a_members_own_route_gets_the_personal_tips_and_counts_as_personal
     assert {r.api_key for r in server.requests} == {OWN_KEY}
     [pdf] = [line for line in lines if line.startswith("✗ PDF")]
     assert "invalid_key" in pdf
-    assert "• " + t("genai.tips.verify_api_key_personal", "ja") in lines  # their own key's advice
-    assert "• " + t("genai.tips.verify_api_key", "ja") not in lines
+    assert "• " + discord_text(fake, "genai.tips.verify_api_key_personal", "ja") in lines  # their own key's advice
+    assert "• " + discord_text(fake, "genai.tips.verify_api_key", "ja") not in lines
     assert OWN_KEY not in done.content
 
 
@@ -155,9 +155,9 @@ async def test_a_route_without_a_key_says_so_in_one_line_and_asks_nothing(
         keyless = await command(run, fake, "model", sub("check"))
         own = await command(run, fake, "personal", sub("check"), permissions="0")
         again = await command(run, fake, "model", sub("check"))  # no request made: no cool-down taken
-    assert nothing.content == t("commands.check.no_route", "en")
-    assert keyless.content == t("commands.check.server_keys_required", "en")
-    assert own.content == t("commands.check.personal_incomplete", "en")
+    assert nothing.content == discord_text(fake, "commands.check.no_route", "en")
+    assert keyless.content == discord_text(fake, "commands.check.server_keys_required", "en")
+    assert own.content == discord_text(fake, "commands.check.personal_incomplete", "en")
     assert again.content == keyless.content
     assert server.requests == []
 
@@ -177,7 +177,7 @@ async def test_resting_keys_are_named_and_nothing_is_asked(
             now = datetime.now(UTC)
             await record_key_failure(session, KeyRef("server", ident), "rate_limit", now, now + timedelta(hours=1))
         resting = await command(run, fake, "model", sub("check"))
-    assert resting.content == t("commands.check.keys_resting", "en", provider="anthropic")
+    assert resting.content == discord_text(fake, "commands.check.keys_resting", "en", provider="anthropic")
     assert server.requests == []
 
 
@@ -366,4 +366,4 @@ async def test_a_primary_without_a_key_is_named_and_the_model_a_turn_starts_with
     assert lines[0] == "**Check of this server's route: custom / `model-a` · key: …51d0**"
     assert lines[1] == t("commands.check.not_primary", "en", models=f"anthropic/{CLAUDE}")
     assert {r.json["model"] for r in server.requests} == {"model-a"}
-    assert members_pay.content == t("commands.check.member_keys_required", "en")
+    assert members_pay.content == discord_text(fake, "commands.check.member_keys_required", "en")

@@ -16,7 +16,15 @@ from bot import repo
 from bot.db.base import Base
 from bot.db.models import ServerApiKey
 from bot.vault import Vault
-from tests.support.drive_commands import NO_PERMISSIONS, command, member, opt, sub, submit_modal
+from tests.support.drive_commands import (
+    NO_PERMISSIONS,
+    command,
+    group,
+    member,
+    opt,
+    sub,
+    submit_modal,
+)
 from tests.support.drive_discord_client import running_bot
 
 SERVER_CANARY = "sk-CANARY-server-7e57c4a1"
@@ -32,7 +40,7 @@ async def test_canary_keys_never_in_plain_text(fake_discord, bot_factory, caplog
     async with running_bot(fake, bot) as run:
         form = await command(run, fake, "keys", sub("add", opt("provider", "zai")))
         await submit_modal(run, fake, form, SERVER_CANARY)
-        form = await command(run, fake, "personal", sub("key-set"), user=erin, permissions=NO_PERMISSIONS)
+        form = await command(run, fake, "personal", group("key", sub("set")), user=erin, permissions=NO_PERMISSIONS)
         await submit_modal(run, fake, form, PERSONAL_CANARY, user=erin, permissions=NO_PERMISSIONS)
         # the same keys again (refused as duplicates, or replaced) and every view of them
         form = await command(run, fake, "keys", sub("add", opt("provider", "zai")))

@@ -26,8 +26,13 @@ KNOWN_MANAGER_COMMANDS = {
     "settings verbatim-tools", "settings member-keys", "settings thought-log-set", "settings thought-log-clear",
     "persona set", "persona show", "persona clear", "channels mode", "channels allow", "channels deny",
     "channels list", "access block", "access unblock", "access require-role", "access unrequire-role",
-    "access list", "limits set", "limits show", "usage",
+    "access list", "limits set", "limits show", "usage", "settings history", "settings threads",
+    "settings batch-seconds", "settings web-search", "settings read-links", "channels listen",
+    "channels listen-stop",
 }
+# Everyone's commands: never behind the gate.
+MEMBER_COMMANDS = {"status", "stop", "help", "personal key set", "personal key clear", "personal model",
+                   "personal key-set", "personal key-remove"}
 
 
 def code_manager_commands(bot) -> set[str]:
@@ -117,7 +122,7 @@ async def test_every_manager_command_refuses_members_without_manage_server(fake_
             keys = await session.scalar(select(func.count()).select_from(ServerApiKey))
     assert set(refused_in_server) == defined  # the walk really found the tree
     assert KNOWN_MANAGER_COMMANDS <= set(refused_in_server)
-    assert not {"status", "personal key-set"} & set(refused_in_server)
+    assert not MEMBER_COMMANDS & set(refused_in_server)
     assert {name: reply for name, reply in refused_in_server.items() if reply != (4, REFUSED, True)} == {}
     assert {name: reply for name, reply in refused_in_dm.items() if reply != (4, GUILD_ONLY, True)} == {}
     assert (server.provider, server.verbatim_tool_calling_enabled, server.member_keys_required,

@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from bot import repo
-from tests.support.drive_commands import NO_PERMISSIONS, command, member, opt, sub, submit_modal
+from tests.support.drive_commands import (
+    NO_PERMISSIONS,
+    command,
+    group,
+    member,
+    mention,
+    opt,
+    sub,
+    submit_modal,
+)
 from tests.support.drive_discord_client import running_bot
 
 REFUSED = "You need the Manage Server permission for this command."
@@ -93,8 +102,9 @@ async def test_status_shows_route_chain_and_masked_health(fake_discord, bot_fact
         await command(run, fake, "settings", sub("member-keys", opt("required", True)))
         blocked = await command(run, fake, "status", user=dave, permissions=NO_PERMISSIONS, locale="ja")
         assert blocked.content.splitlines()[1] == (
-            "このサーバーでは自分のキーが必要です。/personal key-set と /personal model を使ってください。")
-        form = await command(run, fake, "personal", sub("key-set"), user=dave, permissions=NO_PERMISSIONS)
+            f"このサーバーでは自分のキーが必要です。{mention(fake, 'personal key set')} と "
+            f"{mention(fake, 'personal model')} を使ってください。")
+        form = await command(run, fake, "personal", group("key", sub("set")), user=dave, permissions=NO_PERMISSIONS)
         await submit_modal(run, fake, form, "sk-dave-00000-d4d4", user=dave, permissions=NO_PERMISSIONS)
         await command(run, fake, "personal", sub("model", opt("provider", "openai"), opt("model", "gpt-d")),
                       user=dave, permissions=NO_PERMISSIONS)

@@ -10,7 +10,7 @@ from bot.db.engine import create_engine
 from bot.load.config_cache import ConfigCache
 from bot.repo.conversation import batch_seconds
 from bot.repo.listening import listen_channels
-from tests.support.drive_commands import NO_PERMISSIONS, command, sub
+from tests.support.drive_commands import NO_PERMISSIONS, command, mention, sub
 from tests.support.drive_discord_client import running_bot
 
 REFUSED = "You need the Manage Server permission for this command."
@@ -91,7 +91,7 @@ async def test_listen_channels_stored_bounded_and_refused_to_members(fake_discor
             await listen(run, fake, crowd, number("gap", 0))
         full = await listen(run, fake, fake.crowd_channels[9])
         assert full.content == ("A server can listen in at most 10 channels. Stop one first with "
-                                "`/channels listen-stop`. Nothing was stored.")
+                                f"{mention(fake, 'channels listen-stop')}. Nothing was stored.")
         ja_full = await listen(run, fake, fake.crowd_channels[10], locale="ja")
         assert "最大 10 件" in ja_full.content
         assert len((await stored(bot, guild))[0]) == 10
@@ -115,7 +115,7 @@ async def test_listening_where_the_rules_keep_the_bot_out_warns(fake_discord, bo
         denied = await listen(run, fake, general)
         assert denied.content.splitlines()[1] == (
             f"Note: <#{general}> is denied, and the deny rule still applies: the bot stays silent there "
-            "until `/channels allow` lifts it.")
+            f"until {mention(fake, 'channels allow')} lifts it.")
         await command(run, fake, "channels", sub("allow", {**option}), resolved=resolved)
         allowed = await listen(run, fake, general)
         assert len(allowed.content.splitlines()) == 1

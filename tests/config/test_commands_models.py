@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot import repo
-from tests.support.drive_commands import NO_PERMISSIONS, command, group, opt, sub
+from tests.support.drive_commands import NO_PERMISSIONS, command, group, mention, opt, sub
 from tests.support.drive_discord_client import running_bot
 
 REFUSED = "You need the Manage Server permission for this command."
@@ -53,7 +53,7 @@ async def test_unknown_provider_and_bad_model_store_nothing(fake_discord, bot_fa
                                locale="ja")
         assert spaced.content == "モデル名が空か不正です。何も変更していません。"
         custom = await command(run, fake, "model", sub("set", opt("provider", "custom"), opt("model", "m")))
-        assert custom.content == ("The custom provider needs an address first: use /model endpoint. "
+        assert custom.content == (f"The custom provider needs an address first: use {mention(fake, 'model endpoint')}. "
                                   "Nothing was changed.")
         fb = await command(run, fake, "model", group("fallback", sub("add", opt("provider", "skynet"),
                                                                       opt("model", "m"))))

@@ -5,9 +5,18 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from bot.db.models import PersonalConfig
-from providers.i18n import t
 from tests.support.data_anthropic import a_text_block, anthropic_events
-from tests.support.drive_commands import NO_PERMISSIONS, command, member, opt, sub, submit_modal
+from tests.support.drive_commands import (
+    NO_PERMISSIONS,
+    command,
+    discord_text,
+    group,
+    member,
+    mention,
+    opt,
+    sub,
+    submit_modal,
+)
 from tests.support.drive_discord_client import running_bot
 from tests.support.fake_provider_server import Reply
 
@@ -33,7 +42,7 @@ async def test_personal_commands_touch_only_the_caller(fake_discord, bot_factory
     gid = int(fake.guild_id)
     async with running_bot(fake, bot) as run:
         # Bob sets everything up first (no Manage Server needed for personal commands)
-        form = await command(run, fake, "personal", sub("key-set"), user=bob, permissions=NO_PERMISSIONS)
+        form = await command(run, fake, "personal", group("key", sub("set")), user=bob, permissions=NO_PERMISSIONS)
         assert form.type == 9 and form.data["title"] == "Your API key"
         done = await submit_modal(run, fake, form, BOB_KEY, user=bob, permissions=NO_PERMISSIONS)
         assert done.content.splitlines()[0] == "Your key (\u20260b0b) is stored for this server." and done.ephemeral
@@ -45,22 +54,22 @@ async def test_personal_commands_touch_only_the_caller(fake_discord, bot_factory
         bob_before = snapshot((await rows(bot))[(int(bob["id"]), gid)])
 
         # Alice configures a server-scoped and a global entry, then changes and removes things
-        form = await command(run, fake, "personal", sub("key-set"), user=alice, permissions=NO_PERMISSIONS)
+        form = await command(run, fake, "personal", group("key", sub("set")), user=alice, permissions=NO_PERMISSIONS)
         await submit_modal(run, fake, form, ALICE_KEY, user=alice, permissions=NO_PERMISSIONS)
-        form = await command(run, fake, "personal", sub("key-set", opt("scope", "global")), user=alice,
+        form = await command(run, fake, "personal", group("key", sub("set", opt("scope", "global"))), user=alice,
                              permissions=NO_PERMISSIONS)
         glob = await submit_modal(run, fake, form, ALICE_KEY + "-g", user=alice, permissions=NO_PERMISSIONS)
         assert glob.content.splitlines()[0] == "Your key (\u2026ce-g) is stored for all servers."
         model = await command(run, fake, "personal", sub("model", opt("provider", "openai"), opt("model", "gpt-a")),
                               user=alice, permissions=NO_PERMISSIONS)
         assert model.content.splitlines() == ["Your model for this server: openai / `gpt-a`.",
-                                               t("commands.reply.personal_next_override", "en")]
+                                               discord_text(fake, "commands.reply.personal_next_override", "en")]
         allow = await command(run, fake, "personal", sub("server-fallback", opt("allowed", True)), user=alice,
                               permissions=NO_PERMISSIONS)
         assert allow.content == "When your key fails in this server, the server's route may answer."
-        removed = await command(run, fake, "personal", sub("key-remove"), user=alice, permissions=NO_PERMISSIONS)
+        removed = await command(run, fake, "personal", group("key", sub("clear")), user=alice, permissions=NO_PERMISSIONS)
         assert removed.content == "Your key for this server was deleted."
-        again = await command(run, fake, "personal", sub("key-remove"), user=alice, permissions=NO_PERMISSIONS)
+        again = await command(run, fake, "personal", group("key", sub("clear")), user=alice, permissions=NO_PERMISSIONS)
         assert again.content == "You have no stored key for this server."
 
         stored = await rows(bot)
@@ -78,14 +87,16 @@ async def test_personal_refusals_are_localized_and_store_nothing(fake_discord, b
     async with running_bot(fake, bot) as run:
         early = await command(run, fake, "personal", sub("override", opt("enabled", True)), user=carol,
                               permissions=NO_PERMISSIONS, locale="ja")
-        assert early.content == "先にキーとモデルを設定してください（/personal key-set、/personal model）。"
+        assert early.content == discord_text(fake, "commands.error.personal_incomplete", "ja")
+        assert early.content == (f"先にキーとモデルを設定してください（{mention(fake, 'personal key set')}、"
+                                 f"{mention(fake, 'personal model')}）。")
         custom = await command(run, fake, "personal", sub("model", opt("provider", "custom"), opt("model", "m")),
                                user=carol, permissions=NO_PERMISSIONS)
         assert custom.content == "Custom endpoints can be set only by server managers."
         bad = await command(run, fake, "personal", sub("model", opt("provider", "nope"), opt("model", "m")),
                             user=carol, permissions=NO_PERMISSIONS)
         assert bad.content == "Unknown provider `nope`. Nothing was changed."
-        form = await command(run, fake, "personal", sub("key-set"), user=carol, permissions=NO_PERMISSIONS)
+        form = await command(run, fake, "personal", group("key", sub("set")), user=carol, permissions=NO_PERMISSIONS)
         empty = await submit_modal(run, fake, form, "", user=carol, permissions=NO_PERMISSIONS)
         assert empty.content == "The key was empty. Nothing was stored."
         stored = await rows(bot)
@@ -100,12 +111,12 @@ async def test_personal_commands_in_a_dm_use_the_global_scope(fake_discord, bot_
         before = await command(run, fake, "status", user=frank, dm=True)
         assert before.content.splitlines() == [
             "**Your route**", "The bot's default for direct messages:", "1. deepseek / `ds-env`"]
-        here = await command(run, fake, "personal", sub("key-set", opt("scope", "server")), user=frank, dm=True)
+        here = await command(run, fake, "personal", group("key", sub("set", opt("scope", "server"))), user=frank, dm=True)
         assert here.content == "This command works only inside a server."
-        form = await command(run, fake, "personal", sub("key-set"), user=frank, dm=True)
+        form = await command(run, fake, "personal", group("key", sub("set")), user=frank, dm=True)
         done = await submit_modal(run, fake, form, "sk-frank-0000-f4f4", user=frank, dm=True)
         assert done.content.splitlines() == ["Your key (\u2026f4f4) is stored for all servers.",
-                                          t("commands.reply.personal_next_model", "en")]
+                                          discord_text(fake, "commands.reply.personal_next_model", "en")]
         await command(run, fake, "personal", sub("model", opt("provider", "google"), opt("model", "g-f")),
                       user=frank, dm=True)
         await command(run, fake, "personal", sub("override", opt("enabled", True)), user=frank, dm=True)
@@ -124,7 +135,7 @@ async def test_the_key_form_stores_for_whoever_submits_it(fake_discord, bot_fact
     bot = bot_factory()
     opener, submitter = member(fake, "gina"), member(fake, "hal")
     async with running_bot(fake, bot) as run:
-        form = await command(run, fake, "personal", sub("key-set"), user=opener, permissions=NO_PERMISSIONS)
+        form = await command(run, fake, "personal", group("key", sub("set")), user=opener, permissions=NO_PERMISSIONS)
         done = await submit_modal(run, fake, form, "sk-hal-000000-4a1a", user=submitter, permissions=NO_PERMISSIONS)
         stored = await rows(bot)
     assert done.content.splitlines()[0] == "Your key (\u20264a1a) is stored for this server."
@@ -151,19 +162,19 @@ async def test_a_dm_is_answered_on_the_members_own_key_and_model_with_no_further
 
     async with running_bot(fake, bot_factory()) as run:
         before = await command(run, fake, "status", user=frank, dm=True)
-        form = await command(run, fake, "personal", sub("key-set"), user=frank, dm=True)
+        form = await command(run, fake, "personal", group("key", sub("set")), user=frank, dm=True)
         keyed = await submit_modal(run, fake, form, "sk-ant-frank-0000-f4f4", user=frank, dm=True)
         lacking = await dm("hello?")
         chosen = await command(run, fake, "personal", sub("model", opt("provider", "anthropic"),
                                                           opt("model", "claude-sonnet-4-5")), user=frank, dm=True)
         answered = await dm("hello again")
         after = await command(run, fake, "status", user=frank, dm=True)
-    assert before.content.splitlines()[1] == t("commands.status.blocked_no_route_dm", "en")
+    assert before.content.splitlines()[1] == discord_text(fake, "commands.status.blocked_no_route_dm", "en")
     assert "manager" not in before.content
     assert keyed.content.splitlines() == ["Your key (\u2026f4f4) is stored for all servers.",
-                                          t("commands.reply.personal_next_model", "en")]
-    assert lacking == t("chat.personal_model_missing", "en")
-    assert chosen.content.splitlines()[-1] == t("commands.reply.personal_ready_dm", "en")
+                                          discord_text(fake, "commands.reply.personal_next_model", "en")]
+    assert lacking == discord_text(fake, "chat.personal_model_missing", "en")
+    assert chosen.content.splitlines()[-1] == discord_text(fake, "commands.reply.personal_ready_dm", "en")
     assert answered == "On your own key."
     assert [r.api_key for r in server.requests] == ["sk-ant-frank-0000-f4f4"]
     assert after.content.splitlines()[1:3] == ["Your own key and model:", "1. anthropic / `claude-sonnet-4-5`"]

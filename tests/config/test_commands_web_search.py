@@ -169,7 +169,7 @@ async def test_search_on_a_model_that_cannot_search_says_so_and_what_would_make_
         served = await command(run, fake, "settings", sub("web-search", opt("enabled", True)))
     first, second = on.content.splitlines()
     assert first.startswith("Web search is on") and second.startswith(cannot)
-    assert "`/model set`" in second and "SEARCH_BACKEND" in second
+    assert "</model set:" in second and "SEARCH_BACKEND" in second  # its id: the first run's sync
     assert ("Web search: on, but llama3.2 does not search by itself and the bot has no search service "
             "(SEARCH_BACKEND): no answer searches.") in shown.content.splitlines()
     assert len(native.content.splitlines()) == 1 and "does not search" not in native_shown.content

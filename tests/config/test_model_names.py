@@ -177,7 +177,7 @@ async def test_a_personal_route_lists_with_the_members_own_key(fake_discord, bot
     async with running_bot(fake, bot) as run:
         form = await command(run, fake, "keys", sub("add", opt("provider", "anthropic"), opt("label", "pool")))
         await submit_modal(run, fake, form, "sk-ant-servers-pool-9d0c")  # the server's key must not list this
-        form = await command(run, fake, "personal", sub("key-set"), permissions=NO_PERMISSIONS)
+        form = await command(run, fake, "personal", group("key", sub("set")), permissions=NO_PERMISSIONS)
         await submit_modal(run, fake, form, own, permissions=NO_PERMISSIONS)
 
         async def complete(typed: str) -> list[dict]:

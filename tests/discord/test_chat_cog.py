@@ -21,6 +21,7 @@ from providers.types import Message
 from tests.support.check_answers import answer_messages, assert_delivered, delivered
 from tests.support.data_openai import long_answer_with_code
 from tests.support.data_openai_responses import responses_stream
+from tests.support.drive_commands import discord_text
 from tests.support.drive_discord_client import RunningBot, fast_ready_kwargs, running_bot
 from tests.support.fake_discord_server import FakeDiscord
 from tests.support.fake_provider_server import ProviderReplayServer, Reply
@@ -135,7 +136,7 @@ async def test_unaddressed_messages_are_ignored_and_unconfigured_bot_says_so(fak
         await run.wait_for(lambda: len(fake.bot_messages()) == 1)
         await asyncio.sleep(0.2)
     [only] = fake.bot_messages()
-    assert only.content == t("chat.not_configured", "en")
+    assert only.content == discord_text(fake, "chat.not_configured", "en")
     assert "/model set" in only.content and "/keys add" in only.content
     assert "DEFAULT_TEXT" not in only.content
     assert any("DEFAULT_TEXT_PROVIDER" in record.getMessage() for record in caplog.records)
@@ -148,7 +149,7 @@ async def test_a_dm_to_a_bot_without_any_route_says_what_a_member_can_do(fake_di
         await fake.send_user_message("hello?", dm=True)
         await run.wait_for(lambda: len(fake.bot_messages(fake.dm_channel_id)) == 1)
     [only] = fake.bot_messages(fake.dm_channel_id)
-    assert only.content == t("chat.not_configured_dm", "en")
+    assert only.content == discord_text(fake, "chat.not_configured_dm", "en")
     assert "DEFAULT_TEXT" not in only.content
 
 
@@ -204,7 +205,7 @@ async def test_unusable_default_route_says_not_configured(fake_discord: FakeDisc
     async with chat_bot(fake, settings) as run:
         await fake.send_user_message(f"{mention(fake)} hello", mention_bot=True)
         await run.wait_for(lambda: len(fake.bot_messages()) == 1)
-    assert fake.bot_messages()[0].content == t("chat.not_configured", "en")
+    assert fake.bot_messages()[0].content == discord_text(fake, "chat.not_configured", "en")
     assert "sk-local" not in fake.bot_messages()[0].content
 
 

@@ -15,7 +15,7 @@ from bot.repo.controls import set_channel_mode, set_channel_rule
 from providers.i18n import t
 from tests.support.check_answers import INDICATOR
 from tests.support.data_openai import openai_stream
-from tests.support.drive_commands import NO_PERMISSIONS, command, opt, sub
+from tests.support.drive_commands import NO_PERMISSIONS, command, discord_text, opt, sub
 from tests.support.drive_discord_client import llmbot_factory, running_bot
 from tests.support.env_bot_config import configure_server
 from tests.support.fake_discord_server import FakeDiscord, StoredMessage
@@ -144,7 +144,7 @@ async def test_the_thread_history_is_bounded_and_a_split_answer_is_one_turn(
     assert [m["content"] for m in turns(server.requests[1])] == ["a long story", whole, "shorter?"]
     assert [m["content"] for m in turns(server.requests[2])] == ["shorter?", "Short one.", "and now?"]
     notes = [m.content for m in fake.bot_messages(question.id) if m.content.startswith(NOTICE)]
-    assert notes == [NOTICE + t("chat.history_cut", "en", count="2")]
+    assert notes == [NOTICE + discord_text(fake, "chat.history_cut", "en", count="2")]
 
 
 async def test_without_thread_permission_the_answer_stays_in_the_channel_and_is_logged_once(

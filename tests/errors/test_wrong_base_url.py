@@ -16,7 +16,7 @@ import pytest
 from bot import repo
 from providers.i18n import t
 from tests.support.check_answers import answer_embeds
-from tests.support.drive_commands import command, sub
+from tests.support.drive_commands import command, discord_text, sub
 from tests.support.drive_discord_client import llmbot_factory, running_bot
 from tests.support.fake_discord_server import FakeDiscord
 from tests.support.fake_provider_server import ProviderReplayServer, Reply
@@ -46,7 +46,7 @@ async def test_the_operators_default_without_v1_is_a_wrong_address_never_a_key(
     shown = json.dumps(embed, ensure_ascii=False)
     assert embed["title"] == t("genai.stream.not_found_title", "en")
     assert "answered “not found”" in embed["description"] and "base URL" in embed["description"]
-    assert t("genai.tips.check_base_url", "en") in shown
+    assert discord_text(fake, "genai.tips.check_base_url", "en") in shown
     assert not any(advice in shown for advice in KEY_ADVICE)
     assert "/chat/completions" not in shown  # the address is for those who set it, not the channel
     assert [r.path for r in server.requests] == ["/chat/completions"]
@@ -66,5 +66,5 @@ async def test_model_check_names_the_address_that_answered_not_found(
     [text_row] = [line for line in done.content.splitlines() if "Streamed text" in line]
     assert text_row.startswith("✗ ") and "not_found:" in text_row
     assert f"127.0.0.1:{server.port}/api/chat/completions" in text_row
-    assert t("genai.tips.check_base_url", "en") in done.content
-    assert t("genai.tips.verify_api_key", "en") not in done.content
+    assert discord_text(fake, "genai.tips.check_base_url", "en") in done.content
+    assert discord_text(fake, "genai.tips.verify_api_key", "en") not in done.content

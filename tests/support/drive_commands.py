@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from bot.edge.command_names import named_commands, rendered
+from providers.i18n import t
 from tests.support.drive_discord_client import RunningBot
 from tests.support.fake_discord_server import FakeDiscord, snowflake
 
@@ -38,6 +40,20 @@ def group(name: str, *subcommands: dict[str, Any]) -> dict[str, Any]:
 def opt(name: str, value: Any) -> dict[str, Any]:
     kind = 5 if isinstance(value, bool) else 4 if isinstance(value, int) else 3
     return {"type": kind, "name": name, "value": value}
+
+
+def mention(fake: FakeDiscord, path: str) -> str:
+    """How the bot names `/path` on Discord: a mention of the id the fake gave its root."""
+    root = next(c for cmds in fake.commands.values() for c in cmds if c["name"] == path.split(" ")[0])
+    return f"</{path}:{root['id']}>"
+
+
+def discord_text(fake: FakeDiscord, key: str, locale: str = "en", **params: Any) -> str:
+    """A catalog entry as the bot shows it on Discord: its commands as mentions of the ids
+    the fake gave them when the bot synced."""
+    synced = fake.commands.get("global", [])
+    names = named_commands(synced, {c["name"]: int(c["id"]) for c in synced})
+    return rendered(t(key, locale, **params), locale, names)
 
 
 def member(fake: FakeDiscord, name: str) -> dict[str, Any]:

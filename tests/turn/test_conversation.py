@@ -18,7 +18,7 @@ from providers.i18n import t
 from tests.support.check_answers import INDICATOR, answer_messages, delivered
 from tests.support.data_anthropic import a_text_block, anthropic_events
 from tests.support.data_openai import openai_stream
-from tests.support.drive_commands import command, opt, sub
+from tests.support.drive_commands import command, discord_text, opt, sub
 from tests.support.drive_discord_client import running_bot
 from tests.support.drive_waiting import eventually
 from tests.support.env_bot_config import configure_server, server_keys
@@ -189,7 +189,7 @@ async def test_a_chain_longer_than_the_history_depth_is_cut_with_a_note(
     # Two earlier messages fit (question 1 and its answer); question 0 and its answer did not.
     assert [m["content"] for m in openai_turns(server.requests[2])] == ["question 1", "Answer 1.", "question 2"]
     assert len(openai_turns(server.requests[1])) == 3  # the second question still had all of it
-    assert notices(fake) == [NOTICE + t("chat.history_cut", "en", count="2")]
+    assert notices(fake) == [NOTICE + discord_text(fake, "chat.history_cut", "en", count="2")]
 
 
 async def test_a_dm_follow_up_without_a_reply_continues_the_recent_messages(
@@ -256,7 +256,7 @@ async def test_a_server_with_custom_keys_never_falls_back_to_sending_none(
         await ask(fake, "anyone?")
         await run.wait_for(lambda: bool(answer_messages(fake)))
     assert server.requests == []
-    assert [m.content for m in answer_messages(fake)] == [t("chat.keys_cooling", "en")]
+    assert [m.content for m in answer_messages(fake)] == [discord_text(fake, "chat.keys_cooling", "en")]
 
 
 async def test_an_empty_pool_says_no_key_is_configured(
@@ -268,5 +268,5 @@ async def test_an_empty_pool_says_no_key_is_configured(
         await run.wait_for(lambda: bool(answer_messages(fake)))
     assert server.requests == []
     [said] = answer_messages(fake)
-    assert said.content == t("chat.no_key_configured", "en")
-    assert said.content != t("chat.keys_cooling", "en")
+    assert said.content == discord_text(fake, "chat.no_key_configured", "en")
+    assert said.content != discord_text(fake, "chat.keys_cooling", "en")

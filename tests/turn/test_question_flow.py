@@ -16,7 +16,7 @@ from providers.i18n import t
 from tests.support.check_answers import INDICATOR
 from tests.support.data_errors import anthropic_error
 from tests.support.data_openai import chunk, openai_stream, tool_delta
-from tests.support.drive_commands import command, opt, sub
+from tests.support.drive_commands import command, discord_text, opt, sub
 from tests.support.drive_discord_client import running_bot
 from tests.support.env_bot_config import configure_personal, configure_server
 from tests.support.fake_discord_server import FakeDiscord, StoredMessage, UserFile, snowflake
@@ -65,7 +65,7 @@ async def test_questions_with_files_count_against_the_member_cap_while_they_are_
         for number, channel in enumerate(fake.more_channels):
             await ask(fake, f"what is in file {number}?", channel_id=channel,
                       files=[UserFile(f"notes{number}.txt", b"a small file")])
-        busy = t("chat.member_busy", "en", count=2)
+        busy = discord_text(fake, "chat.member_busy", "en", count=2)
         await run.wait_for(lambda: finished(fake, "Read your file.") == 2 and lines(fake).count(busy) == 6)
         await asyncio.sleep(0.3)
     assert lines(fake).count(busy) == 6

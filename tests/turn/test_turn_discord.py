@@ -17,7 +17,7 @@ from tests.support.check_answers import (
 )
 from tests.support.data_errors import anthropic_error, openai_error
 from tests.support.data_openai import openai_midstream_error, openai_stream
-from tests.support.drive_commands import command
+from tests.support.drive_commands import command, discord_text
 from tests.support.drive_discord_client import running_bot
 from tests.support.drive_waiting import eventually
 from tests.support.env_bot_config import (
@@ -156,8 +156,8 @@ async def test_member_keys_required_means_no_server_fallback(
     assert [r.api_key for r in server.requests] == ["sk-ant-personal-9f2e"]
     [embed] = answer_embeds(fake)
     shown = embed_text(embed)
-    assert t("genai.tips.verify_api_key_personal", "en") in shown  # advice for the member's own key
-    assert t("genai.tips.disable_personal_text_override", "en") in shown
+    assert discord_text(fake, "genai.tips.verify_api_key_personal", "en") in shown  # advice for the member's own key
+    assert discord_text(fake, "genai.tips.disable_personal_text_override", "en") in shown
     assert "/keys" not in shown and "9f2e" not in shown and "sk-ant" not in shown
     row = await personal_row(bot)
     assert row.errors == 1 and row.last_error_type == "invalid_key"

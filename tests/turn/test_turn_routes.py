@@ -19,6 +19,7 @@ from tests.support.check_answers import (
 from tests.support.data_errors import openai_error
 from tests.support.data_openai import openai_stream
 from tests.support.data_openai_responses import responses_stream
+from tests.support.drive_commands import discord_text
 from tests.support.drive_discord_client import running_bot
 from tests.support.drive_waiting import eventually
 from tests.support.env_bot_config import configure_server, cooling_for, server_keys
@@ -72,7 +73,7 @@ async def test_resting_pool_is_skipped_and_a_fully_resting_pool_is_explained(
         await asyncio.sleep(0.2)
     assert server.requests == []
     [message] = fake.bot_messages(fake.channel_id)
-    assert message.content == t("chat.keys_cooling", "en")
+    assert message.content == discord_text(fake, "chat.keys_cooling", "en")
 
 
 async def test_member_keys_required_without_a_personal_key_says_how_to_add_one(
@@ -87,8 +88,8 @@ async def test_member_keys_required_without_a_personal_key_says_how_to_add_one(
         await run.wait_for(lambda: bool(fake.bot_messages(fake.channel_id)))
     assert server.requests == []
     [message] = fake.bot_messages(fake.channel_id)
-    assert message.content == t("chat.member_key_required", "en")
-    assert "/personal key-set" in message.content
+    assert message.content == discord_text(fake, "chat.member_key_required", "en")
+    assert "</personal key set:" in message.content
 
 
 async def test_single_key_rate_limit_is_a_plain_rate_limit(
