@@ -78,7 +78,7 @@ async def test_a_silent_provider_gets_a_waiting_line_then_its_address_and_the_wa
         provider_server: ProviderReplayServer, tmp_path: Path) -> None:
     """The provider takes the question and holds the connection without a byte (a hung
     model server). FIRST_TOKEN_DEADLINE_SECONDS=6 stands in for the default 90."""
-    provider_server.reply(Reply(first_byte_delay=60))
+    provider_server.reply(Reply(first_byte_delay=10))  # past the deadline, not past the test
     run = await run_timed(provider_server, route_to(provider_server, FIRST_TOKEN_DEADLINE_SECONDS="6"), tmp_path)
     assert run.status == 1, run.stdout + run.stderr
     address = f"127.0.0.1:{provider_server.port}/v1"
