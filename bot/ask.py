@@ -7,6 +7,11 @@ default route (DEFAULT_TEXT_*), and the answer streams to the terminal
 (`bot.terminal_sink`), with no terminal control sequence of the model's or a provider's
 left in anything printed. No Discord token and no database are needed.
 
+The reader is the operator: a failure's advice names the `.env` settings, not slash
+commands (`ErrorScene.audience`); a provider silent for `WAITING_SECONDS` gets one line on
+stderr saying what is awaited, where, and for how long at most (FIRST_TOKEN_DEADLINE_SECONDS,
+the bot's own limit, so `bot ask` behaves as the bot would).
+
 Exit status: 0 when the model answered, 1 when it did not (the headline and tips were
 printed), 2 when the settings are incomplete or invalid (one line naming the setting).
 """
@@ -27,7 +32,9 @@ from bot.turn import EnvironmentCredentials, TurnContext, TurnOutcome, run_gener
 from bot.turn.access import ProviderAccess
 from bot.turn.context import answer_limits
 from providers import ChatRequest
+from providers.address import route_address
 from providers.client_pool import ClientPool
+from providers.error_description import provider_display_name
 from providers.i18n import t
 from providers.types import Message
 from stream.pacing import EditBudget
@@ -35,6 +42,7 @@ from stream.pacing import EditBudget
 EXIT_ANSWERED, EXIT_FAILED, EXIT_SETTINGS = 0, 1, 2
 USAGE = 'usage: python -m bot ask "your question"  (or: make ask Q="your question")'
 SYSTEM_PROMPT = "You are a helpful assistant. Today is {date}."
+WAITING_SECONDS = 3.0  # a provider silent this long gets the waiting line (once)
 
 
 def terminal_settings() -> Settings | None:
@@ -104,17 +112,37 @@ async def ask(settings: Settings, question: str, out: TextIO, err: TextIO, local
     clients = ClientPool(settings.PROVIDER_HTTP_TRANSPORT, settings.PROVIDER_READ_INTERVAL_MS / 1000)
     ctx = TurnContext(user_id=0, guild_id=None, channel_id=0, locale=locale, sink=sink, budget=terminal_budget(),
                       limits=answer_limits(settings), max_messages=1, message_limit=TERMINAL_MESSAGE_LIMIT,
-                      access=ProviderAccess.of(settings, clients))
+                      access=ProviderAccess.of(settings, clients), audience="terminal")
+    waiting = asyncio.ensure_future(say_waiting(sink, err, waiting_line(settings, locale)))
     try:
         outcome = await run_generation_turn(ctx, question_request(settings, question),
                                             EnvironmentCredentials(settings))
     finally:
+        waiting.cancel()
         sink.close()
         await clients.aclose()
     status = await exit_status(outcome, sink, locale)
     if status != EXIT_ANSWERED:
         print(route_line(settings), file=err)
     return status
+
+
+def waiting_line(settings: Settings, locale: str | None) -> str:
+    """"Waiting for OpenAI at api.openai.com/v1… (at most 90 s; Ctrl-C to stop)": host and
+    path only (a key may ride in the rest of the address)."""
+    provider = settings.DEFAULT_TEXT_PROVIDER or ""
+    address = route_address(provider, settings.DEFAULT_TEXT_BASE_URL) or "DEFAULT_TEXT_BASE_URL"
+    return t("chat.ask.waiting", locale, provider=provider_display_name(provider, locale), address=address,
+             seconds=f"{settings.FIRST_TOKEN_DEADLINE_SECONDS:g}")
+
+
+async def say_waiting(sink: TerminalSink, err: TextIO, line: str) -> None:
+    """One line on `err` when nothing was printed `WAITING_SECONDS` after the question left:
+    a silent endpoint is not a hung command. Once, never a spinner (logs stay readable)."""
+    await asyncio.sleep(WAITING_SECONDS)
+    if not sink.printed_anything:
+        err.write(terminal_safe(line) + "\n")
+        err.flush()
 
 
 async def exit_status(outcome: TurnOutcome, sink: TerminalSink, locale: str | None) -> int:
@@ -130,8 +158,8 @@ async def exit_status(outcome: TurnOutcome, sink: TerminalSink, locale: str | No
 
 
 def route_line(settings: Settings) -> str:
-    """Which settings the failed question used: the tips speak of Discord commands, the
-    operator edits .env. No address (it may hold a token) and no key, only their count."""
+    """Which settings the failed question used, all in .env. No address (it may hold a
+    token) and no key, only their count."""
     keys = len(settings.default_text_api_keys())
     address = "DEFAULT_TEXT_BASE_URL" if settings.DEFAULT_TEXT_BASE_URL else "the provider's own address"
     return (f"Asked {settings.DEFAULT_TEXT_PROVIDER} model {settings.DEFAULT_TEXT_MODEL} at {address} with "

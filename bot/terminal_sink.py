@@ -121,6 +121,11 @@ class TerminalSink:
     def rate_limit(self) -> RateLimitInfo | None:
         return None
 
+    @property
+    def printed_anything(self) -> bool:
+        """Whether the turn has shown anything yet (text, a notice or an error)."""
+        return self._next_id > 1
+
     def close(self) -> None:
         """The answer is over: print what was held back, end the line."""
         self._show_held()

@@ -13,7 +13,7 @@ channel or fill memory.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from providers.errors import classify_failure
 from providers.types import ProviderError
@@ -28,10 +28,16 @@ class StreamLimits:
     max_thought_chars: int = 200_000
 
 
+# `ProviderError.reason` of a stream that showed nothing in time, before and after its first content.
+SILENT, STOPPED = "silent", "stopped"
+
+
 def content_timeout(first: bool, seconds: float, provider: str | None = None) -> ProviderError:
     """The stream showed no content in time: a timeout worth one more key. `provider` is
-    the one the stream came from, when the caller said."""
+    the one the stream came from, when the caller said. The reason and the wait are kept
+    as facts, so a reader who set the address can be told "sent nothing for N s"."""
     what = "no content" if first else "no further content"
-    return classify_failure(provider=provider, message=f"{what} from the provider for {seconds:g} seconds",
-                            code="first_content_deadline" if first else "content_idle_deadline",
-                            timeout=True)
+    error = classify_failure(provider=provider, message=f"{what} from the provider for {seconds:g} seconds",
+                             code="first_content_deadline" if first else "content_idle_deadline",
+                             timeout=True)
+    return replace(error, reason=SILENT if first else STOPPED, facts={"seconds": f"{seconds:g}"})

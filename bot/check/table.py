@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from bot.check.run import CheckReport, CheckResult
 from bot.errors import ErrorScene, resolve_presentation
-from bot.errors.presentation import answered_at, trim
+from bot.errors.presentation import Audience, answered_at, trim
+from providers.address import route_address
 from providers.i18n import t
 from providers.redaction import redact_secrets
 
@@ -32,10 +33,12 @@ class Table:
     fixes: list[str]
 
 
-def check_table(report: CheckReport, locale: str | None) -> Table:
+def check_table(report: CheckReport, locale: str | None, audience: Audience = "discord") -> Table:
+    """The rows and fixes; a terminal's fixes name `.env` settings (`bot.errors.terminal`)."""
     route = report.route
     secrets = tuple(s for s in (route.lease.secret,) if s)
-    scene = ErrorScene(locale, route.credential_source, route.fallback_chain, known_secrets=secrets)
+    scene = ErrorScene(locale, route.credential_source, route.fallback_chain, known_secrets=secrets,
+                       audience=audience, address=route_address(route.target.provider, route.target.base_url))
     rows: list[str] = []
     fixes: list[str] = []
     for result in report.results:
@@ -63,6 +66,7 @@ def _why(result: CheckResult, scene: ErrorScene) -> str:
         shown = resolve_presentation(result.error, scene)  # the provider's words only where the embed shows them
         address = answered_at(result.error)  # a check is read by whoever set the address
         where = t("genai.detail.answered_at", scene.locale, address=address) if address else ""
+        where = "" if where in shown.detail else where  # a terminal's detail names it already
         words = " ".join(_SPACE.sub(" ", part).strip() for part in (shown.headline, where, shown.detail) if part)
         return f"{result.error.kind}: {trim(words, HEADLINE_CHARS)}"
     if result.note is None:

@@ -33,7 +33,7 @@ USAGE = "usage: python -m bot check  (or: make check)"
 
 def report_text(report: CheckReport, locale: str | None) -> str:
     """The title, one row per check, then the fixes: plain text for a terminal."""
-    table = check_table(report, locale)
+    table = check_table(report, locale, "terminal")
     lines = [route_title(report, locale, "commands.check.title_default"), *table.rows]
     if table.fixes:
         lines += [t("commands.check.fixes", locale) + ":", *(BULLET + fix for fix in table.fixes)]

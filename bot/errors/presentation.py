@@ -22,6 +22,7 @@ from bot.errors.tables import (
     TipContext,
     scoped_key,
 )
+from bot.errors.terminal import silence_headline, terminal_tip_keys
 from providers.error_description import describe_error
 from providers.i18n import t
 from providers.identity import Provider
@@ -30,6 +31,8 @@ from providers.types import FailureKind, ProviderError
 
 CredentialSource = Literal["server", "personal"]
 CREDENTIAL_SOURCES = ("server", "personal")
+# Who reads the error: a channel on Discord, or the operator in a terminal (`bot ask`, `bot check`).
+Audience = Literal["discord", "terminal"]
 # How much of the description the provider's own words may take, so the headline and
 # the tip fields still fit one embed's total.
 DETAIL_BUDGET = EMBED_DESCRIPTION_LIMIT // 4
@@ -45,6 +48,10 @@ class ErrorScene:
     as the server form), never guessed from provider or model names. `fallback_chain`
     is the server's chain of models after the failed one. `known_secrets` are the keys
     the turn held; they are redacted from anything shown and never printed by repr.
+    `audience` "terminal" is the operator at `bot ask` or `bot check`: the tips name
+    `.env` settings instead of commands (`bot.errors.terminal`), and the provider's
+    words and `address` (host and path the failed attempt went to) are shown, since
+    that reader set the address.
     """
 
     locale: str | None = None
@@ -52,6 +59,8 @@ class ErrorScene:
     fallback_chain: tuple[str, ...] = ()
     rotation_keys_exhausted: bool = False
     known_secrets: tuple[str, ...] = field(default=(), repr=False)
+    audience: Audience = "discord"
+    address: str | None = None
 
     def __post_init__(self) -> None:
         if self.credential_source is not None and self.credential_source not in CREDENTIAL_SOURCES:
@@ -64,6 +73,10 @@ class ErrorScene:
     @property
     def personal(self) -> bool:
         return self.credential_source == "personal"
+
+    @property
+    def terminal(self) -> bool:
+        return self.audience == "terminal"
 
 
 @dataclass(slots=True)
@@ -133,7 +146,9 @@ def build_detail(error: ProviderError, headline: str, locale: str | None,
 
 def tip_keys(error: ProviderError, kind: FailureKind, scene: ErrorScene) -> list[str]:
     """The kind's tips that apply, in the credential scope's form; a personal failure ends
-    with how to hand the turn back to the server."""
+    with how to hand the turn back to the server. The terminal's are the `.env` forms."""
+    if scene.terminal:
+        return terminal_tip_keys(error, kind)
     ctx = TipContext(error=error, fallback_chain=scene.fallback_chain)
     keys: list[str] = []
     for tip in TIPS[kind]:
@@ -181,11 +196,31 @@ def private_detail(error: ProviderError, locale: str | None, known_secrets: Iter
     return detail or None
 
 
+def terminal_detail(error: ProviderError, headline: str, scene: ErrorScene) -> str:
+    """The operator set the address: where a "not found" answered, and the provider's own
+    words, a custom endpoint's too."""
+    address = answered_at(error)
+    where = t("genai.detail.answered_at", scene.locale, address=address) if address else ""
+    words = build_detail(error, headline, scene.locale, scene.known_secrets)
+    return "\n".join(part for part in (where, words) if part)
+
+
+def headline_and_detail(error: ProviderError, scene: ErrorScene) -> tuple[str, str]:
+    """What failed in one sentence, and the provider's words where this reader may see them."""
+    silence = silence_headline(error, scene.address, scene.locale) if scene.terminal else None
+    if silence is not None:  # where it waited and how long says it all: no English detail after it
+        return redact_secrets(silence, scene.known_secrets), ""
+    headline = redact_secrets(describe_error(error, scene.locale), scene.known_secrets)
+    if scene.terminal:
+        return headline, terminal_detail(error, headline, scene)
+    detail = build_detail(error, headline, scene.locale, scene.known_secrets) if public_detail(error) else ""
+    return headline, detail
+
+
 def resolve_presentation(error: ProviderError, scene: ErrorScene) -> ErrorPresentation:
     """Title, headline, detail and tips of a failed turn, for `scene`."""
     kind: FailureKind = error.kind or "request_refused"
-    headline = redact_secrets(describe_error(error, scene.locale), scene.known_secrets)
-    detail = build_detail(error, headline, scene.locale, scene.known_secrets) if public_detail(error) else ""
+    headline, detail = headline_and_detail(error, scene)
     return ErrorPresentation(
         title_key=title_key(kind, scene),
         headline=headline,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
+from bot.errors.presentation import Audience
 from bot.load.answers import Shown
 from bot.load.config_cache import ConfigSnapshot
 from bot.settings import Settings
@@ -34,7 +35,8 @@ class TurnContext:
     the server's limits when the turn reaches the server's keys behind the member's own
     (False: a limit refused, the member was told; None: counted at admission already);
     `resume` (Continue) is the earlier answer's last part, which the new text extends;
-    `search` is the answer's web search (how each attempt searches, what it found).
+    `search` is the answer's web search (how each attempt searches, what it found);
+    `audience` who reads a failure's advice (a channel, or the operator at `bot ask`).
     """
 
     user_id: int
@@ -53,6 +55,7 @@ class TurnContext:
     server_may_pay: Callable[[], Awaitable[bool]] | None = None
     resume: Resume | None = None  # Continue: the answer's last part, its text carried on
     search: AnswerSearch | None = None  # the answer may search the web (None: no search of any kind)
+    audience: Audience = "discord"
 
 
 def answer_limits(settings: Settings) -> StreamLimits:

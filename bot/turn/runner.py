@@ -39,6 +39,7 @@ from bot.turn.notices import (
     tool_limit_notice,
 )
 from providers import ChatRequest, normalized_stream
+from providers.address import route_address
 from providers.metrics import FALLBACKS_USED, KEY_ROTATIONS
 from stream.buffer import MessageDelivery
 from stream.orchestrator import StreamResult, run_stream
@@ -194,7 +195,8 @@ def _scene(ctx: TurnContext, attempt: Attempt, secrets: list[str], pool_exhauste
     """Who reads the failure and whose route failed: decides the embed's title and tips."""
     server = attempt.leg.credential_source == "server"
     return ErrorScene(ctx.locale, attempt.leg.credential_source,
-                      fallback_chain_of(attempt.leg.chain[1:]) if server else (), pool_exhausted, tuple(secrets))
+                      fallback_chain_of(attempt.leg.chain[1:]) if server else (), pool_exhausted, tuple(secrets),
+                      ctx.audience, route_address(attempt.target.provider, attempt.target.base_url))
 
 
 async def _supersede(failure: _Tried, attempt: Attempt) -> None:

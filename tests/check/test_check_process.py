@@ -67,7 +67,8 @@ async def test_a_failed_check_exits_1_with_its_kind_its_fixes_and_the_settings_u
     assert marks(run.stdout) == {**dict.fromkeys(ROWS, "✓"), "Web search": "–", "Image": "✗"}
     [image] = [line for line in run.stdout.splitlines() if line.startswith("✗ Image")]
     assert image.endswith("— request_refused: Anthropic rejected the request. Could not process image")
-    assert f"How to fix:\n• {t('genai.tips.verify_api_key', None)}" in run.stdout
+    assert f"How to fix:\n• {t('genai.tips.verify_api_key_terminal', None)}" in run.stdout  # the .env form
+    assert "/keys" not in run.stdout and "/model" not in run.stdout  # no Discord command in a terminal
     assert "DEFAULT_TEXT_API_KEYS" in run.stderr.splitlines()[-1]  # which settings the check used
     assert KEY not in run.stdout + run.stderr
 
