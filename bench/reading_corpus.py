@@ -18,7 +18,7 @@ text layer, which the bot sends with a note), `empty` (no text and no note: a si
 loss), `exception` (anything but a refusal escaped: a failed question) and `killed`.
 
 Readers other than the bot's (`CANDIDATES`) need their libraries installed beside; they
-are what the bot's choice was measured against (README, benchmark section).
+are what the bot's choice was measured against (docs/benchmarks.md).
 """
 
 from __future__ import annotations

@@ -70,7 +70,7 @@ class Settings(BaseSettings):
     # (`bot.db.engine.pool_size_for`).
     DATABASE_POOL_SIZE: int | None = Field(default=None, ge=1, le=200)
     # Answers generated at once; more questions wait in arrival order, shown "typing…"
-    # once. 500 is what one process on 2 cores streams within its CPU (see README).
+    # once. 500 is what one process on 2 cores streams within its CPU (docs/benchmarks.md).
     MAX_CONCURRENT_ANSWERS: int = Field(default=500, ge=1, le=5000)
     # How often this process asks the database which servers' settings other processes
     # changed (one query for all servers); a change made here applies at once.

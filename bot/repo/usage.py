@@ -27,7 +27,7 @@ LIMITED_SOURCES = ("server", "environment")
 # member across every DM and unconfigured server.
 OPERATOR_BUCKET = 0
 # The highest value of each `/limits set` option, registered on the command and checked here
-# (and in the README): messages and searches fit an Integer column and are far beyond any
+# (and in docs/commands.md): messages and searches fit an Integer column and are far beyond any
 # real hour or day; tokens, far beyond any real server's day.
 MAX_MESSAGES_PER_HOUR = 1_000_000
 MAX_TOKENS_PER_DAY = 1_000_000_000

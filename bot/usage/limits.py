@@ -46,6 +46,7 @@ from bot.repo.usage import (
     take_message,
 )
 from bot.repo.web_search import add_searches, searches_on, take_search
+from bot.usage.message_takes import Take, message_takes
 
 log = logging.getLogger(__name__)
 
@@ -98,11 +99,23 @@ async def reached(sessions: Callable, guild_id: int, user_id: int, now: datetime
             limits = await get_limits(session, guild_id)
     if not (limits.messages_per_hour or limits.tokens_per_day or limits.server_tokens_per_day):
         return None
+    if take and limits.messages_per_hour and not (limits.tokens_per_day or limits.server_tokens_per_day):
+        return await _take_alone(sessions, guild_id, user_id, now, limits.messages_per_hour)
     try:
         async with sessions() as session, session.begin():
             return await _check(session, limits, guild_id, user_id, now, take)
     except _Refused as refused:
         return refused.hit
+
+
+async def _take_alone(sessions: Callable, guild_id: int, user_id: int, now: datetime,
+                     per_hour: int) -> LimitReached | None:
+    """Only a message limit: its take rides in the next batched transaction."""
+    hour = now.replace(minute=0, second=0, microsecond=0)
+    if await message_takes(sessions).take(Take(guild_id, user_id, hour, per_hour)):
+        return None
+    key = "chat.limit_default_messages" if guild_id == OPERATOR_BUCKET else "chat.limit_messages"
+    return LimitReached(key, per_hour, hour + timedelta(hours=1))
 
 
 async def _check(session: AsyncSession, limits: Limits, guild_id: int, user_id: int, now: datetime,

@@ -14,6 +14,7 @@ from bot.db.models import GenerationParams, UsageDay, UsageLimits
 from bot.repo.common import RepositoryError
 from bot.repo.params import get_params, set_params
 from bot.repo.usage import (
+    Limits,
     UsageAdd,
     UsageKey,
     add_usages,
@@ -136,3 +137,27 @@ async def test_tokens_recorded_by_one_process_stop_the_other(engine_factory):
         hour = NOW.replace(minute=0)
         assert await messages_in_hour(session, GUILD, ALICE, hour) == 1
         assert await messages_in_hour(session, GUILD, BOB, hour) == 1
+
+
+async def test_a_burst_of_takes_counts_exactly_in_a_few_transactions(engine_factory):
+    """200 questions at once (20 members, 10 each) against a bound of 4 per member: exactly 4
+    of each are admitted, from a handful of transactions (one per answer made a burst queue
+    on the database's write lock); a second process's takes meet the same counts."""
+    made = session_factory(engine_factory())
+    opened = []
+
+    def counting():
+        opened.append(1)
+        return made()
+
+    bound = Limits(messages_per_hour=4)
+    members = [7000 + n for n in range(20)]
+    outcomes = await asyncio.gather(*(reached(counting, GUILD, member, NOW, take=True, limits=bound)
+                                      for member in members for _ in range(10)))
+    admitted = [hit is None for hit in outcomes]
+    assert sum(admitted) == 4 * len(members)
+    for i in range(len(members)):
+        assert admitted[i * 10:(i + 1) * 10].count(True) == 4
+    assert len(opened) <= 10, len(opened)
+    other = session_factory(engine_factory())
+    assert await reached(other, GUILD, members[0], NOW, take=True, limits=bound) is not None
