@@ -114,6 +114,10 @@ async def _take_alone(sessions: Callable, guild_id: int, user_id: int, now: date
     hour = now.replace(minute=0, second=0, microsecond=0)
     if await message_takes(sessions).take(Take(guild_id, user_id, hour, per_hour)):
         return None
+    return _hour_full(guild_id, per_hour, hour)
+
+
+def _hour_full(guild_id: int, per_hour: int, hour: datetime) -> LimitReached:
     key = "chat.limit_default_messages" if guild_id == OPERATOR_BUCKET else "chat.limit_messages"
     return LimitReached(key, per_hour, hour + timedelta(hours=1))
 
@@ -138,10 +142,7 @@ async def _check(session: AsyncSession, limits: Limits, guild_id: int, user_id: 
         if spent >= member_cap:
             key = "chat.limit_default_tokens" if operator else "chat.limit_member_tokens"
             raise _Refused(LimitReached(key, member_cap, _next_day(now)))
-    if not admitted:
-        key = "chat.limit_default_messages" if operator else "chat.limit_messages"
-        return LimitReached(key, per_hour or 0, hour + timedelta(hours=1))
-    return None
+    return None if admitted else _hour_full(guild_id, per_hour or 0, hour)
 
 
 @dataclass(frozen=True)

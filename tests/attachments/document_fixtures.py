@@ -84,6 +84,11 @@ def pdf_bytes(pages: Sequence[str | None]) -> bytes:
         objects[4 + 2 * i] = (f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources "
                               f"<< /Font << /F1 3 0 R >> >> /Contents {5 + 2 * i} 0 R >>").encode()
         objects[5 + 2 * i] = b"<< /Length %d >>\nstream\n%s\nendstream" % (len(content), content)
+    return pdf_of(objects)
+
+
+def pdf_of(objects: dict[int, bytes]) -> bytes:
+    """A PDF file of numbered objects (1: the catalog), with its cross-reference table."""
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
     for number in range(1, len(objects) + 1):

@@ -8,20 +8,7 @@ import io
 import zipfile
 import zlib
 
-from tests.attachments.document_fixtures import xlsx_bytes
-
-
-def _pdf(objects: dict[int, bytes]) -> bytes:
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number in range(1, len(objects) + 1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n%s\nendobj\n" % (number, objects[number])
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
+from tests.attachments.document_fixtures import pdf_of, xlsx_bytes
 
 
 def form_bomb_pdf(invocations: int = 1_000_000) -> bytes:
@@ -29,7 +16,7 @@ def form_bomb_pdf(invocations: int = 1_000_000) -> bytes:
     kilobytes compressed, hours of text extraction in pypdf."""
     content = zlib.compress(b"/X0 Do\n" * invocations, 9)
     form = b"BT /F1 12 Tf 72 720 Td (form text) Tj ET"
-    return _pdf({
+    return pdf_of({
         1: b"<< /Type /Catalog /Pages 2 0 R >>",
         2: b"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
         3: b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
