@@ -10,6 +10,8 @@ from discord import app_commands
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import repo
+from bot.capabilities.declarations import DECLARATIONS
+from bot.capabilities.web_search.settings import model_that_cannot_search
 from bot.cogs.access import status_lines as control_lines
 from bot.cogs.base import (
     MANAGE_SERVER,
@@ -21,6 +23,7 @@ from bot.cogs.base import (
     send,
     text,
 )
+from bot.cogs.declared_settings import add_declared, place, status_lines
 from bot.edge.translator import lstr
 from bot.repo import ActiveRoute
 from bot.repo.conversation import (
@@ -33,11 +36,8 @@ from bot.repo.conversation import (
     set_threads_enabled,
     threads_enabled,
 )
-from bot.repo.read_links import get_read_links, set_read_links
 from bot.repo.routes import keyless_targets
-from bot.repo.web_search import MAX_SEARCHES, get_web_search, max_searches_allowed, set_web_search
 from bot.settings import Settings
-from bot.turn.search import search_reach
 from bot.usage.report import refusal_lines, settings_lines
 
 if TYPE_CHECKING:
@@ -139,57 +139,7 @@ class AdminCog(ConfigCog):
         else:
             await reply(interaction, "commands.reply.batch_off")
 
-    @settings_group.command(name=lstr("commands.settings.web_search.name"),
-                            description=lstr("commands.settings.web_search.description"))
-    @app_commands.rename(enabled=lstr("commands.param.enabled.name"),
-                         max_searches=lstr("commands.param.max_searches.name"))
-    @app_commands.describe(enabled=lstr("commands.param.enabled.description"),
-                           max_searches=lstr("commands.param.max_searches.description"))
-    async def web_search(self, interaction: discord.Interaction, enabled: bool,
-                         max_searches: app_commands.Range[int, 1, MAX_SEARCHES] | None = None) -> None:
-        """Each search costs the server (and shows the model pages of the open web), so it
-        is off until turned on and bounded per answer; Discord's client keeps the number
-        in range, any other client's value is refused here."""
-        if max_searches is not None and not max_searches_allowed(max_searches):
-            await reply(interaction, "commands.error.max_searches_out_of_range", limit=MAX_SEARCHES)
-            return
-        async with self.bot.sessions() as session, session.begin():
-            stored = await set_web_search(session, interaction.guild_id, enabled, max_searches)
-            unable = await self._model_that_cannot_search(session, interaction.guild_id) if stored.enabled else None
-        if not stored.enabled:
-            await reply(interaction, "commands.reply.web_search_off")
-            return
-        lines = [text(interaction, "commands.reply.web_search_on", count=stored.max_searches)]
-        if unable is not None:
-            lines.append(text(interaction, "commands.reply.web_search_cannot", model=unable))
-        await send(interaction, "\n".join(lines))
-
-    async def _model_that_cannot_search(self, session: AsyncSession, guild_id: int | None) -> str | None:
-        """The server's first model when it neither searches natively nor has the bot's
-        search service to call (SEARCH_BACKEND): with search on, no answer would search."""
-        route = await repo.resolve_server_route(session, self.bot.settings, guild_id)
-        if not route.chain:
-            return None
-        first = route.chain[0]
-        reach = search_reach(True, self.bot.access.capabilities(first), self.bot.settings.SEARCH_BACKEND is not None)
-        return first.model if reach == "none" else None
-
-    @settings_group.command(name=lstr("commands.settings.read_links.name"),
-                            description=lstr("commands.settings.read_links.description"))
-    @app_commands.rename(enabled=lstr("commands.param.enabled.name"))
-    @app_commands.describe(enabled=lstr("commands.param.enabled.description"))
-    async def read_links(self, interaction: discord.Interaction, enabled: bool) -> None:
-        """On by default: the bot fetches only links a member wrote. A manager may turn it
-        off (a server that wants answers from the model alone); the reply says when the
-        operator's READ_LINKS keeps it off whatever is stored here."""
-        async with self.bot.sessions() as session, session.begin():
-            stored = await set_read_links(session, interaction.guild_id, enabled)
-        if not stored:
-            await reply(interaction, "commands.reply.read_links_off")
-        elif self.bot.settings.READ_LINKS:
-            await reply(interaction, "commands.reply.read_links_on")
-        else:
-            await reply(interaction, "commands.reply.read_links_operator_off")
+    add_declared(settings_group, DECLARATIONS)  # web search, reading, ...: from their declarations
 
     @app_commands.command(name=lstr("commands.status.name"), description=lstr("commands.status.description"))
     async def status(self, interaction: discord.Interaction) -> None:
@@ -216,10 +166,9 @@ class AdminCog(ConfigCog):
                                               [self.bot.access.capabilities(t) for t in server_route.chain])
                 lines += await self._conversation_lines(interaction, session)
                 lines += await control_lines(interaction, session)
-                lines += await self._web_search_lines(interaction, session)
-                lines.append(await self._read_links_line(interaction, session, settings))
+                lines += await status_lines(self, interaction, session, DECLARATIONS)
             elif interaction.guild_id is None and settings.WEB_SEARCH:  # off, the default, goes unsaid
-                unable = await self._model_that_cannot_search(session, None)
+                unable = await model_that_cannot_search(place(self, session, None))
                 lines.append(text(interaction, "commands.status.web_search_default_on") if unable is None
                              else text(interaction, "commands.status.web_search_cannot", model=unable))
         await send(interaction, "\n".join(lines))
@@ -232,27 +181,6 @@ class AdminCog(ConfigCog):
                      count=await history_messages(session, interaction.guild_id),
                      threads=text(interaction, "commands.status.threads_on" if threads
                                   else "commands.status.threads_off"))]
-
-    async def _web_search_lines(self, interaction: discord.Interaction, session: AsyncSession) -> list[str]:
-        """Whether answers in this server may search the web, how often per answer, and
-        plainly when they cannot though it is on."""
-        stored = await get_web_search(session, interaction.guild_id)
-        if not stored.enabled:
-            return [text(interaction, "commands.status.web_search_off")]
-        lines = [text(interaction, "commands.status.web_search_on", count=stored.max_searches)]
-        unable = await self._model_that_cannot_search(session, interaction.guild_id)
-        if unable is not None:
-            lines.append(text(interaction, "commands.status.web_search_cannot", model=unable))
-        return lines
-
-    @staticmethod
-    async def _read_links_line(interaction: discord.Interaction, session: AsyncSession, settings: Settings) -> str:
-        """Whether questions' links are read here; the operator's READ_LINKS off wins."""
-        if not settings.READ_LINKS:
-            return text(interaction, "commands.status.read_links_operator_off")
-        if await get_read_links(session, interaction.guild_id):
-            return text(interaction, "commands.status.read_links_on")
-        return text(interaction, "commands.status.read_links_off")
 
     def _route_lines(self, interaction: discord.Interaction, route: ActiveRoute) -> list[str]:
         def say(key: str) -> str:

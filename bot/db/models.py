@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from datetime import date, datetime
+from typing import Any
 
 from sqlalchemy import (
+    JSON,
     BigInteger,
     Boolean,
     Date,
@@ -20,8 +22,8 @@ from sqlalchemy import (
     false,
     func,
     text,
-    true,
 )
+from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
 from bot.db.base import AutoId, Base
@@ -74,13 +76,22 @@ class ServerCapabilities(Base):
     verbatim_tool_calling_enabled: Mapped[bool] = mapped_column(
         Boolean, default=False, server_default=false()
     )
-    # Web search lets the model reach the open web (and costs per search): off until a
-    # manager turns it on; at most `max_searches` searches per answer.
-    web_search_enabled: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
-    max_searches: Mapped[int] = mapped_column(Integer, default=3, server_default="3")
-    # Reading the links in a question fetches pages the member named: on unless a manager
-    # turns it off (and only while the operator's READ_LINKS is on).
-    read_links_enabled: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
+
+
+class CapabilitySettings(Base):
+    """The settings a capability declares (`bot.capabilities.declared`), for one server:
+    one JSON object of the values a manager set, checked against the declaration when
+    read (no row, or no value: the declared default)."""
+
+    __tablename__ = "capability_settings"
+
+    guild_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("servers.guild_id", ondelete="CASCADE"), primary_key=True,
+        autoincrement=False,
+    )
+    capability: Mapped[str] = mapped_column(String(32), primary_key=True)
+    # JSONB on PostgreSQL: a write merges its values into the stored ones in one statement.
+    settings: Mapped[dict[str, Any]] = mapped_column(JSON().with_variant(JSONB(), "postgresql"))
 
 
 class _KeyHealth:

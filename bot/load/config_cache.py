@@ -36,19 +36,20 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Session
 
-from bot.db.models import ConversationSettings, Persona, ServerCapabilities
+from bot.capabilities.declarations import DECLARATIONS
+from bot.capabilities.declared import ServerValues, server_values
+from bot.db.models import ConversationSettings, Persona
 from bot.load.metrics import database_error
+from bot.repo.capability_settings import read_server_values
 from bot.repo.controls import GuildControls, read_controls
 from bot.repo.conversation import DEFAULT_BATCH_SECONDS, DEFAULT_HISTORY_MESSAGES, batch_seconds_of
 from bot.repo.keys import KeyHealth, StoredKey, environment_key_health, server_key_rows
 from bot.repo.listening import listen_channels
 from bot.repo.params import Params, get_params
 from bot.repo.personal import PersonalEntry, effective_personal_entry, members_with_settings
-from bot.repo.read_links import read_links_of
 from bot.repo.routes import ServerFacts, server_facts
 from bot.repo.usage import Limits, get_limits
 from bot.repo.versions import BUMPED, Change, changed_since, latest_stamp
-from bot.repo.web_search import DEFAULT_MAX_SEARCHES, web_search_of
 from bot.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -77,17 +78,29 @@ class ServerConfig:
     # Where every member message is a question without a mention: channel id -> the
     # minimum gap between answers there, in seconds.
     listen_channels: Mapping[int, float] = field(default_factory=dict)
-    # Whether the model may search the web here, and at most how often per answer (a
-    # server that never set it: off; a DM: not applicable, the operator's WEB_SEARCH is).
-    web_search: bool = False
-    max_searches: int = DEFAULT_MAX_SEARCHES
-    # Whether the bot reads the links in questions here (a server that never set it: on;
-    # a DM: on). The operator's READ_LINKS, off, turns it off everywhere.
-    read_links: bool = True
+    # Every setting the capabilities declare, checked (a DM: every default).
+    settings: ServerValues = field(default_factory=lambda: server_values(DECLARATIONS))
 
     def persona(self, channel_id: int) -> str | None:
         """The channel's persona, else the server's, else None."""
         return self.personas.get(channel_id, self.personas.get(None))
+
+    @property
+    def web_search(self) -> bool:
+        """Whether the model may search the web here (a server that never set it: off; a
+        DM: not applicable, the operator's WEB_SEARCH is)."""
+        return bool(self.settings.value("web_search", "web_search"))
+
+    @property
+    def max_searches(self) -> int:
+        """At most how many searches one answer runs here."""
+        return int(self.settings.value("web_search", "max_searches"))
+
+    @property
+    def read_links(self) -> bool:
+        """Whether the bot reads the links in questions here (a server that never set it:
+        on; a DM: on). The operator's READ_LINKS, off, turns it off everywhere."""
+        return bool(self.settings.value("reading", "read_links"))
 
 
 async def load_server(session: AsyncSession, settings: Settings, guild_id: int | None) -> ServerConfig:
@@ -97,8 +110,6 @@ async def load_server(session: AsyncSession, settings: Settings, guild_id: int |
     personas = dict((await session.execute(select(Persona.channel_id, Persona.body)
                                            .where(Persona.guild_id == guild_id))).all())
     conversation = await session.get(ConversationSettings, guild_id)
-    capabilities = await session.get(ServerCapabilities, guild_id)
-    search = web_search_of(capabilities)
     return ServerConfig(facts, await read_controls(session, guild_id), personas, await get_params(session, guild_id),
                         await get_limits(session, guild_id),
                         conversation.history_messages if conversation else DEFAULT_HISTORY_MESSAGES,
@@ -106,8 +117,7 @@ async def load_server(session: AsyncSession, settings: Settings, guild_id: int |
                         tuple(await server_key_rows(session, guild_id)),
                         batch_seconds=batch_seconds_of(conversation),
                         listen_channels=await listen_channels(session, guild_id),
-                        web_search=search.enabled, max_searches=search.max_searches,
-                        read_links=read_links_of(capabilities))
+                        settings=await read_server_values(session, DECLARATIONS, guild_id))
 
 
 class StampedSession(Session):

@@ -4,10 +4,10 @@ the operator's settings, and handed to the turn."""
 
 from __future__ import annotations
 
+from bot.capabilities.web_search.settings import DEFAULT_MAX_SEARCHES
 from bot.links import LinkPolicy
 from bot.question.context import Question, Services
 from bot.repo.usage import Limits
-from bot.repo.web_search import DEFAULT_MAX_SEARCHES
 from bot.settings import Settings
 from bot.tools import ToolContext, ToolLoop
 from bot.turn import TurnRoute

@@ -2,7 +2,8 @@
 
 Keys are found as string literals that are exactly a dotted key under bot/, stream/ and
 providers/ (a docstring mentioning a key does not count), plus the keys the error
-embed builds itself (the `_personal` forms), taken from its own tables.
+embed builds itself (the `_personal` forms), taken from its own tables, and the keys the
+settings declarations derive from their names (`bot.capabilities.declared`).
 A domain is checked once any catalog of it exists; then it must exist in en and ja.
 """
 
@@ -19,6 +20,7 @@ from pathlib import Path
 import pytest
 from babel.messages.pofile import read_po
 
+from bot.capabilities.declarations import declared_keys
 from bot.errors import possible_keys
 from providers.i18n import DOMAINS, Catalogs, domain_for
 
@@ -73,7 +75,7 @@ def problems(used: set[str], catalogs: dict[tuple[str, str], dict[str, str]]) ->
 
 
 def used_keys() -> set[str]:
-    return set(literal_keys([ROOT / d for d in CODE_DIRS])) | possible_keys()
+    return set(literal_keys([ROOT / d for d in CODE_DIRS])) | possible_keys() | declared_keys()
 
 
 def test_code_and_catalogs_agree_in_every_domain():

@@ -1,0 +1,1 @@
+"""Reading: what a question carries beyond its text (attachments, documents, links)."""
