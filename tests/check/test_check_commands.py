@@ -9,10 +9,11 @@ import logging
 from sqlalchemy import select
 
 from bot import repo
+from bot.capabilities.web_search.settings import WEB_SEARCH
 from bot.check.cooldown import Cooldown
 from bot.db.models import ServerApiKey, UsageDay
 from bot.edge.limits import MESSAGE_LIMIT
-from bot.repo.web_search import set_web_search
+from bot.repo.capability_settings import set_values
 from providers.i18n import t
 from tests.support.data_check import IMAGE_REFUSED, AnthropicChecks, GeminiChecks, chat_reply
 from tests.support.data_errors import anthropic_error
@@ -37,7 +38,7 @@ async def claude_server(bot, fake: FakeDiscord, *, web_search: bool = True) -> N
         await repo.set_text_model(session, guild, "anthropic", CLAUDE)
         await repo.add_server_key(session, bot.vault, guild, "anthropic", SERVER_KEY)
         if web_search:
-            await set_web_search(session, guild, True)
+            await set_values(session, guild, WEB_SEARCH, {"web_search": True})
 
 
 def rows_of(content: str) -> dict[str, str]:
@@ -315,7 +316,7 @@ async def test_a_route_that_does_not_search_itself_checks_the_bots_search_servic
         async with running_bot(fake, bot) as run:
             await configure_server(bot, fake, server, keys=("sk-custom-check-51d0",))
             async with bot.sessions() as session, session.begin():
-                await set_web_search(session, int(fake.guild_id), True)
+                await set_values(session, int(fake.guild_id), WEB_SEARCH, {"web_search": True})
             found = await command(run, fake, "model", sub("check"))
             search.fail(500)
             failed = await command(run, fake, "model", sub("check"))

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from bot.db.models import ServerCapabilities
+from bot.db.models import CapabilitySettings
 from tests.support.drive_commands import NO_PERMISSIONS, command, member, opt, sub
 from tests.support.drive_discord_client import running_bot
 
@@ -15,9 +15,9 @@ REFUSED = "You need the Manage Server permission for this command."
 REFUSED_JA = "このコマンドには「サーバー管理」権限が必要です。"
 
 
-async def rows(bot) -> list[ServerCapabilities]:
+async def rows(bot) -> list[CapabilitySettings]:
     async with bot.sessions() as session:
-        return list((await session.scalars(select(ServerCapabilities))).all())
+        return list((await session.scalars(select(CapabilitySettings))).all())
 
 
 async def test_read_links_is_set_by_managers_and_shown_by_status(fake_discord, bot_factory):
@@ -39,7 +39,7 @@ async def test_read_links_is_set_by_managers_and_shown_by_status(fake_discord, b
         after = await command(run, fake, "status")
     assert "Reading links: on." in before.content.splitlines()
     assert (off.content, off.ephemeral) == ("Reading links is off: links in questions are left unopened.", True)
-    assert (row.read_links_enabled, row.web_search_enabled) == (False, False)
+    assert (row.capability, row.settings) == ("reading", {"read_links": False})  # web search's untouched
     assert seen_off is False and seen_on is True  # the write dropped the cached copy at once
     assert "Reading links: off." in shown.content.splitlines()
     assert "Reading links" not in member_view.content  # the server's settings are for its managers

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from sqlalchemy import select
 
 from bot import repo
-from bot.db.models import ModelPrice, ServerCapabilities, UsageLimits
+from bot.db.models import CapabilitySettings, ModelPrice, UsageLimits
 from bot.repo.usage import UsageAdd, UsageKey, add_usages
 from bot.usage.tokens import TokenCounts
 from tests.support.drive_commands import NO_PERMISSIONS, command, member, opt, sub
@@ -36,7 +36,7 @@ async def test_web_search_is_set_by_managers_and_shown_by_status(fake_discord, b
         member_view = await command(run, fake, "status", user=erin, permissions=NO_PERMISSIONS)
         ja = await command(run, fake, "status", locale="ja")
         off = await command(run, fake, "settings", sub("web-search", opt("enabled", False)), locale="ja")
-        [row] = await rows(bot, ServerCapabilities)
+        [row] = await rows(bot, CapabilitySettings)
         after = await command(run, fake, "status")
     assert "Web search: off." in before.content.splitlines()
     assert (on.content, on.ephemeral) == (
@@ -46,7 +46,7 @@ async def test_web_search_is_set_by_managers_and_shown_by_status(fake_discord, b
     assert "Web search" not in member_view.content  # the server's settings are for its managers
     assert "ウェブ検索: オン（回答あたり最大 6 回）。" in ja.content.splitlines()
     assert off.content == "ウェブ検索をオフにしました。回答はモデルの知識だけを使います。"
-    assert (row.web_search_enabled, row.max_searches) == (False, 6)  # the number is kept while off
+    assert row.settings == {"web_search": False, "max_searches": 6}  # the number is kept while off
     assert "Web search: off." in after.content.splitlines()
 
 
@@ -60,7 +60,7 @@ async def test_web_search_refused_without_manage_server_and_out_of_bounds(fake_d
                                                             opt("max_searches", 11)))
         none = await command(run, fake, "settings", sub("web-search", opt("enabled", True), opt("max_searches", 0)),
                              locale="ja")
-        stored = await rows(bot, ServerCapabilities)
+        stored = await rows(bot, CapabilitySettings)
     assert (member_try.content, member_try.ephemeral) == (REFUSED, True)
     assert (too_many.content, too_many.ephemeral) == (
         "Searches per answer must be between 1 and 10. Nothing was stored.", True)

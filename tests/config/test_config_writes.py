@@ -16,6 +16,7 @@ from cryptography.fernet import Fernet
 from sqlalchemy import select
 
 import bot.repo
+from bot.capabilities.reading.settings import READING
 from bot.db.engine import session_factory
 from bot.db.models import ConfigVersion
 from bot.vault import Vault
@@ -95,8 +96,7 @@ def calls(vault: Vault) -> dict[str, Callable[[Any], Awaitable[Any]]]:
         "remove_listen_channel": lambda s: _module("listening").remove_listen_channel(s, GUILD, 78),
         "set_limits": lambda s: _module("usage").set_limits(s, GUILD, messages_per_hour=5),
         "set_price": lambda s: _module("usage").set_price(s, GUILD, "gpt-x", 1.0, 2.0),
-        "set_web_search": lambda s: _module("web_search").set_web_search(s, GUILD, True, 5),
-        "set_read_links": lambda s: _module("read_links").set_read_links(s, GUILD, False),
+        "set_values": lambda s: _module("capability_settings").set_values(s, GUILD, READING, {"read_links": False}),
     }
 
 

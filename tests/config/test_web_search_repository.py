@@ -1,5 +1,5 @@
 """Web search on the database itself (SQLite, and PostgreSQL when TEST_POSTGRES_URL is
-set): the server's switch and its bound, what the configuration read sees of it, the
+set): the server's declared switch and its bound, what the configuration read sees of it, the
 daily search limit shared by two processes, and searches in the usage day rows."""
 
 from __future__ import annotations
@@ -10,9 +10,12 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import select
 
+from bot.capabilities.declared import OutOfBounds
+from bot.capabilities.web_search.settings import WEB_SEARCH
 from bot.db.engine import session_factory
-from bot.db.models import SearchDay, ServerCapabilities, UsageDay
+from bot.db.models import CapabilitySettings, SearchDay, ServerCapabilities, UsageDay
 from bot.load.config_cache import ConfigCache
+from bot.repo.capability_settings import read_values, set_values
 from bot.repo.common import RepositoryError
 from bot.repo.usage import (
     MAX_SEARCHES_PER_DAY,
@@ -27,7 +30,6 @@ from bot.repo.usage import (
     set_price,
     usage_by,
 )
-from bot.repo.web_search import WebSearchSetting, get_web_search, set_web_search
 from bot.settings import load_settings
 from bot.usage.limits import count_searches, may_search, search_limit, searches_left
 from bot.usage.tokens import TokenCounts, counts_for
@@ -39,28 +41,35 @@ DAY = NOW.date()
 TWO_A_DAY = Limits(searches_per_day=2)
 
 
+def on(**values) -> dict:
+    return {"web_search": False, "max_searches": 3, **values}
+
+
 async def test_the_switch_is_off_until_set_and_keeps_its_number(sessions):
     async with sessions() as session:
-        assert await get_web_search(session, GUILD) == WebSearchSetting(False, 3)
-        assert await get_web_search(session, None) == WebSearchSetting(False, 3)  # a DM: the operator's
+        assert await read_values(session, WEB_SEARCH, GUILD) == on()
+        assert await read_values(session, WEB_SEARCH, None) == on()  # a DM: the operator's
     async with sessions() as session, session.begin():
-        assert await set_web_search(session, GUILD, True, 7) == WebSearchSetting(True, 7)
+        assert await set_values(session, GUILD, WEB_SEARCH, {"web_search": True, "max_searches": 7}) == on(
+            web_search=True, max_searches=7)
     async with sessions() as session, session.begin():
-        assert await set_web_search(session, GUILD, False) == WebSearchSetting(False, 7)  # number kept
+        assert await set_values(session, GUILD, WEB_SEARCH, {"web_search": False}) == on(max_searches=7)  # kept
     async with sessions() as session, session.begin():
-        assert await set_web_search(session, GUILD, True) == WebSearchSetting(True, 7)
+        assert await set_values(session, GUILD, WEB_SEARCH, {"web_search": True}) == on(web_search=True,
+                                                                                         max_searches=7)
     async with sessions() as session:
-        row = await session.get(ServerCapabilities, GUILD)
-    assert (row.web_search_enabled, row.max_searches, row.verbatim_tool_calling_enabled) == (True, 7, False)
+        row = await session.get(CapabilitySettings, (GUILD, "web_search"))
+        assert await session.get(ServerCapabilities, GUILD) is None  # the other switches' row: untouched
+    assert row.settings == {"web_search": True, "max_searches": 7}
 
 
-@pytest.mark.parametrize("bad", [0, 11, -1])
+@pytest.mark.parametrize("bad", [0, 11, -1, 2.5, True])
 async def test_a_number_out_of_bounds_is_the_callers_bug_and_stores_nothing(sessions, bad):
-    with pytest.raises(ValueError):
+    with pytest.raises(OutOfBounds):
         async with sessions() as session, session.begin():
-            await set_web_search(session, GUILD, True, bad)
+            await set_values(session, GUILD, WEB_SEARCH, {"web_search": True, "max_searches": bad})
     async with sessions() as session:
-        assert await session.get(ServerCapabilities, GUILD) is None
+        assert await session.get(CapabilitySettings, (GUILD, "web_search")) is None
 
 
 async def test_the_configuration_read_sees_the_switch_here_at_once_and_there_after_its_poll(engine_factory):
@@ -73,7 +82,7 @@ async def test_the_configuration_read_sees_the_switch_here_at_once_and_there_aft
     dm = await here.server(None)
     assert (dm.web_search, dm.max_searches) == (False, 3)
     async with here.sessions() as session, session.begin():
-        await set_web_search(session, GUILD, True, 5)
+        await set_values(session, GUILD, WEB_SEARCH, {"web_search": True, "max_searches": 5})
     assert ((await here.server(GUILD)).web_search, (await here.server(GUILD)).max_searches) == (True, 5)
     assert (await there.server(GUILD)).web_search is False  # its copy, until it polls
     assert await there.poll() == 1

@@ -14,11 +14,12 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
+from bot.capabilities.web_search.settings import WEB_SEARCH
 from bot.db.models import SearchDay, UsageDay
+from bot.repo.capability_settings import set_values
 from bot.repo.keys import add_server_key
 from bot.repo.servers import set_text_model
 from bot.repo.usage import set_limits
-from bot.repo.web_search import set_web_search
 from bot.tools.builtin import SEARCHES_USED_UP
 from bot.turn.context import TurnContext
 from bot.turn.notices import search_notes
@@ -155,7 +156,7 @@ def queries(service: FakeSearchService) -> list[str]:
 
 async def enable_search(bot: Any, fake: FakeDiscord, enabled: bool = True) -> None:
     async with bot.sessions() as session, session.begin():
-        await set_web_search(session, int(fake.guild_id), enabled, 3)
+        await set_values(session, int(fake.guild_id), WEB_SEARCH, {"web_search": enabled, "max_searches": 3})
     await asyncio.sleep(0.2)
 
 
