@@ -1,4 +1,5 @@
-"""The same migrations on SQLite and PostgreSQL: up, down, up again, and no drift."""
+"""The same migrations on SQLite and PostgreSQL: up, down, up again, no drift, and data
+carried where a migration moves it."""
 
 from __future__ import annotations
 
@@ -17,8 +18,11 @@ from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 
 from bot import migrate
+from bot.capabilities.declarations import DECLARATIONS
+from bot.capabilities.web_search.settings import WEB_SEARCH
 from bot.db.base import Base
-from bot.db.engine import create_engine
+from bot.db.engine import create_engine, session_factory
+from bot.repo.capability_settings import read_server_values, set_values
 from tests.support.env_postgres import POSTGRES_URL, postgres_schema
 
 
@@ -154,3 +158,36 @@ async def test_upgrade_keeps_the_first_of_duplicate_fallbacks(engine):
     async with engine.connect() as conn:
         rows = (await conn.execute(text("SELECT position, model FROM model_fallbacks ORDER BY position"))).all()
     assert [tuple(r) for r in rows] == [(1, "a"), (2, "b"), (4, "c")]
+
+
+async def test_declared_settings_move_to_capability_settings_and_back(engine):
+    """Web search's switch and number and the read-links switch, stored as columns before
+    0012, read the same from capability_settings after it; downgrade puts them back, also
+    for a server that set them only after the upgrade."""
+    await migrate.upgrade(engine, "0011_identify")
+    async with engine.begin() as conn:
+        await conn.execute(text("INSERT INTO servers (guild_id) VALUES (1), (2), (3)"))
+        await conn.execute(text(
+            "INSERT INTO server_capabilities (guild_id, verbatim_tool_calling_enabled, web_search_enabled, "
+            "max_searches, read_links_enabled) VALUES (1, true, true, 7, false), (2, false, false, 3, true)"))
+    await migrate.upgrade(engine)
+    sessions = session_factory(engine)
+    async with sessions() as session:
+        carried = {guild: (await read_server_values(session, DECLARATIONS, guild)).by_capability
+                   for guild in (1, 2, 3)}
+        verbatim = (await session.execute(text(
+            "SELECT guild_id, verbatim_tool_calling_enabled FROM server_capabilities ORDER BY guild_id"))).all()
+    assert carried[1] == {"web_search": {"web_search": True, "max_searches": 7}, "reading": {"read_links": False}}
+    assert carried[2] == carried[3] == {"web_search": {"web_search": False, "max_searches": 3},
+                                        "reading": {"read_links": True}}
+    assert [tuple(row) for row in verbatim] == [(1, True), (2, False)]
+    async with sessions() as session, session.begin():
+        await set_values(session, 3, WEB_SEARCH, {"web_search": True, "max_searches": 4})
+    await migrate.downgrade(engine, "0011_identify")
+    async with engine.connect() as conn:
+        rows = (await conn.execute(text(
+            "SELECT guild_id, verbatim_tool_calling_enabled, web_search_enabled, max_searches, read_links_enabled "
+            "FROM server_capabilities ORDER BY guild_id"))).all()
+    assert [tuple(row) for row in rows] == [(1, True, True, 7, False), (2, False, False, 3, True),
+                                            (3, False, True, 4, True)]
+    assert "capability_settings" not in await _tables(engine)
