@@ -161,15 +161,17 @@ async def test_upgrade_keeps_the_first_of_duplicate_fallbacks(engine):
 
 
 async def test_declared_settings_move_to_capability_settings_and_back(engine):
-    """Web search's switch and number and the read-links switch, stored as columns before
-    0012, read the same from capability_settings after it; downgrade puts them back, also
-    for a server that set them only after the upgrade."""
+    """Web search's switch and number, the read-links switch and the conversation settings,
+    stored as columns before 0012, read the same from capability_settings after it;
+    downgrade puts them back, also for a server that set them only after the upgrade."""
     await migrate.upgrade(engine, "0011_identify")
     async with engine.begin() as conn:
         await conn.execute(text("INSERT INTO servers (guild_id) VALUES (1), (2), (3)"))
         await conn.execute(text(
             "INSERT INTO server_capabilities (guild_id, verbatim_tool_calling_enabled, web_search_enabled, "
             "max_searches, read_links_enabled) VALUES (1, true, true, 7, false), (2, false, false, 3, true)"))
+        await conn.execute(text("INSERT INTO conversation_settings (guild_id, history_messages, threads_enabled, "
+                                "batch_seconds) VALUES (1, 4, true, 0.5), (3, 0, false, NULL)"))
     await migrate.upgrade(engine)
     sessions = session_factory(engine)
     async with sessions() as session:
@@ -177,9 +179,11 @@ async def test_declared_settings_move_to_capability_settings_and_back(engine):
                    for guild in (1, 2, 3)}
         verbatim = (await session.execute(text(
             "SELECT guild_id, verbatim_tool_calling_enabled FROM server_capabilities ORDER BY guild_id"))).all()
-    assert carried[1] == {"web_search": {"web_search": True, "max_searches": 7}, "reading": {"read_links": False}}
-    assert carried[2] == carried[3] == {"web_search": {"web_search": False, "max_searches": 3},
-                                        "reading": {"read_links": True}}
+    assert carried[1] == {"listening": {"history": 4, "threads": True, "batch_seconds": 0.5},
+                          "web_search": {"web_search": True, "max_searches": 7}, "reading": {"read_links": False}}
+    assert carried[2] == {"listening": {"history": 10, "threads": False, "batch_seconds": 2.0},
+                          "web_search": {"web_search": False, "max_searches": 3}, "reading": {"read_links": True}}
+    assert carried[3] == {**carried[2], "listening": {"history": 0, "threads": False, "batch_seconds": 2.0}}
     assert [tuple(row) for row in verbatim] == [(1, True), (2, False)]
     async with sessions() as session, session.begin():
         await set_values(session, 3, WEB_SEARCH, {"web_search": True, "max_searches": 4})
@@ -188,6 +192,10 @@ async def test_declared_settings_move_to_capability_settings_and_back(engine):
         rows = (await conn.execute(text(
             "SELECT guild_id, verbatim_tool_calling_enabled, web_search_enabled, max_searches, read_links_enabled "
             "FROM server_capabilities ORDER BY guild_id"))).all()
+        conversation = (await conn.execute(text(
+            "SELECT guild_id, history_messages, threads_enabled, batch_seconds FROM conversation_settings "
+            "ORDER BY guild_id"))).all()
     assert [tuple(row) for row in rows] == [(1, True, True, 7, False), (2, False, False, 3, True),
                                             (3, False, True, 4, True)]
+    assert [tuple(row) for row in conversation] == [(1, 4, True, 0.5), (3, 0, False, None)]
     assert "capability_settings" not in await _tables(engine)

@@ -4,14 +4,11 @@ loading, storage, the commands and the catalog check read this one list."""
 from __future__ import annotations
 
 from bot.capabilities.declared import SettingsDeclaration
+from bot.capabilities.listening.settings import LISTENING
 from bot.capabilities.reading.settings import READING
 from bot.capabilities.web_search.settings import WEB_SEARCH
 
-DECLARATIONS: tuple[SettingsDeclaration, ...] = (WEB_SEARCH, READING)
-
-
-def declaration(capability: str) -> SettingsDeclaration:
-    return next(d for d in DECLARATIONS if d.capability == capability)
+DECLARATIONS: tuple[SettingsDeclaration, ...] = (LISTENING, WEB_SEARCH, READING)
 
 
 def declared_keys() -> set[str]:

@@ -54,6 +54,18 @@ class Place:
 Hook = Callable[[Values, Place], Awaitable[list[Said]]]
 
 
+@dataclass(frozen=True)
+class Text:
+    """A parameter of a line that is itself a catalog text (shown in the member's language)."""
+
+    key: str
+
+
+async def no_line(values: Values, place: Place) -> list[Said]:
+    """The status hook of a setting its capability shows in another line."""
+    return []
+
+
 class OutOfBounds(ValueError):
     """A value the setting does not take: the command refuses it before storing anything."""
 

@@ -16,8 +16,10 @@ import discord
 from discord import app_commands
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.capabilities.listening.settings import LISTENING
 from bot.cogs.base import MANAGE_SERVER, ConfigCog, ManagerGroup, reply, send, text
 from bot.edge.translator import lstr
+from bot.repo.capability_settings import read_values
 from bot.repo.controls import (
     GuildControls,
     add_access_rule,
@@ -28,7 +30,6 @@ from bot.repo.controls import (
     set_channel_mode,
     set_channel_rule,
 )
-from bot.repo.conversation import batch_seconds
 from bot.repo.listening import (
     DEFAULT_LISTEN_GAP,
     MAX_LISTEN_CHANNELS,
@@ -83,7 +84,8 @@ def listening_lines(interaction: discord.Interaction, listening: Mapping[int, fl
 
 async def read_listening(session: AsyncSession, guild_id: int) -> tuple[dict[int, float], float]:
     """The listen channels and the batch window, as `listening_lines` takes them."""
-    return await listen_channels(session, guild_id), await batch_seconds(session, guild_id)
+    batch = (await read_values(session, LISTENING, guild_id))["batch_seconds"]
+    return await listen_channels(session, guild_id), float(batch)
 
 
 def is_category(channel: AnyChannel) -> bool:

@@ -26,16 +26,6 @@ from bot.cogs.base import (
 from bot.cogs.declared_settings import add_declared, place, status_lines
 from bot.edge.translator import lstr
 from bot.repo import ActiveRoute
-from bot.repo.conversation import (
-    MAX_BATCH_SECONDS,
-    MAX_HISTORY_MESSAGES,
-    batch_seconds_allowed,
-    history_messages,
-    set_batch_seconds,
-    set_history_messages,
-    set_threads_enabled,
-    threads_enabled,
-)
 from bot.repo.routes import keyless_targets
 from bot.settings import Settings
 from bot.usage.report import refusal_lines, settings_lines
@@ -103,43 +93,7 @@ class AdminCog(ConfigCog):
             await repo.set_member_keys_required(session, interaction.guild_id, required)
         await reply(interaction, "commands.reply.member_keys_on" if required else "commands.reply.member_keys_off")
 
-    @settings_group.command(name=lstr("commands.settings.history.name"),
-                            description=lstr("commands.settings.history.description"))
-    @app_commands.rename(messages=lstr("commands.param.messages.name"))
-    @app_commands.describe(messages=lstr("commands.param.messages.description"))
-    async def history(self, interaction: discord.Interaction,
-                      messages: app_commands.Range[int, 0, MAX_HISTORY_MESSAGES]) -> None:
-        async with self.bot.sessions() as session, session.begin():
-            await set_history_messages(session, interaction.guild_id, messages)
-        await reply(interaction, "commands.reply.history_set", count=messages)
-
-    @settings_group.command(name=lstr("commands.settings.threads.name"),
-                            description=lstr("commands.settings.threads.description"))
-    @app_commands.rename(enabled=lstr("commands.param.enabled.name"))
-    @app_commands.describe(enabled=lstr("commands.param.enabled.description"))
-    async def threads(self, interaction: discord.Interaction, enabled: bool) -> None:
-        async with self.bot.sessions() as session, session.begin():
-            await set_threads_enabled(session, interaction.guild_id, enabled)
-        await reply(interaction, "commands.reply.threads_on" if enabled else "commands.reply.threads_off")
-
-    @settings_group.command(name=lstr("commands.settings.batch_seconds.name"),
-                            description=lstr("commands.settings.batch_seconds.description"))
-    @app_commands.rename(seconds=lstr("commands.param.seconds.name"))
-    @app_commands.describe(seconds=lstr("commands.param.seconds.description"))
-    async def batch_seconds(self, interaction: discord.Interaction,
-                            seconds: app_commands.Range[float, 0.0, MAX_BATCH_SECONDS]) -> None:
-        """Discord's client keeps the number in range; any other client's value is refused here."""
-        if not batch_seconds_allowed(seconds):
-            await reply(interaction, "commands.error.batch_out_of_range", limit=f"{MAX_BATCH_SECONDS:g}")
-            return
-        async with self.bot.sessions() as session, session.begin():
-            stored = await set_batch_seconds(session, interaction.guild_id, seconds)
-        if stored > 0:
-            await reply(interaction, "commands.reply.batch_set", seconds=f"{stored:g}")
-        else:
-            await reply(interaction, "commands.reply.batch_off")
-
-    add_declared(settings_group, DECLARATIONS)  # web search, reading, ...: from their declarations
+    add_declared(settings_group, DECLARATIONS)  # history, threads, web search, ...: from their declarations
 
     @app_commands.command(name=lstr("commands.status.name"), description=lstr("commands.status.description"))
     async def status(self, interaction: discord.Interaction) -> None:
@@ -164,23 +118,13 @@ class AdminCog(ConfigCog):
                 server_route = await repo.resolve_server_route(session, settings, interaction.guild_id)
                 lines += await settings_lines(partial(text, interaction), session, interaction.guild_id,
                                               [self.bot.access.capabilities(t) for t in server_route.chain])
-                lines += await self._conversation_lines(interaction, session)
-                lines += await control_lines(interaction, session)
                 lines += await status_lines(self, interaction, session, DECLARATIONS)
+                lines += await control_lines(interaction, session)
             elif interaction.guild_id is None and settings.WEB_SEARCH:  # off, the default, goes unsaid
                 unable = await model_that_cannot_search(place(self, session, None))
                 lines.append(text(interaction, "commands.status.web_search_default_on") if unable is None
                              else text(interaction, "commands.status.web_search_cannot", model=unable))
         await send(interaction, "\n".join(lines))
-
-    @staticmethod
-    async def _conversation_lines(interaction: discord.Interaction, session: AsyncSession) -> list[str]:
-        """The history depth and whether questions get their own thread."""
-        threads = await threads_enabled(session, interaction.guild_id)
-        return [text(interaction, "commands.status.conversation",
-                     count=await history_messages(session, interaction.guild_id),
-                     threads=text(interaction, "commands.status.threads_on" if threads
-                                  else "commands.status.threads_off"))]
 
     def _route_lines(self, interaction: discord.Interaction, route: ActiveRoute) -> list[str]:
         def say(key: str) -> str:

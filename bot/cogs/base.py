@@ -55,7 +55,6 @@ ERROR_KEYS: dict[str, str] = {
     "personal_custom_unsupported": "commands.error.personal_custom_unsupported",
     "control_characters": "commands.error.control_characters",
     "conflict": "commands.error.conflict",
-    "history_out_of_range": "commands.error.history_out_of_range",
     "bad_limit": "commands.error.bad_limit",
     "bad_price": "commands.error.bad_price",
     "bad_temperature": "commands.error.bad_temperature",

@@ -17,7 +17,7 @@ import discord
 from discord import app_commands
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.capabilities.declared import Place, Said, Setting, SettingsDeclaration, Value, Values
+from bot.capabilities.declared import Place, Said, Setting, SettingsDeclaration, Text, Value, Values
 from bot.cogs.base import ConfigCog, reply, send, text
 from bot.edge.translator import lstr
 from bot.repo.capability_settings import read_values, set_values
@@ -68,7 +68,7 @@ def annotation(setting: Setting, optional: bool) -> Any:
     elif setting.kind is int:
         kind = app_commands.Range[int, int(setting.low or 0), int(setting.high or 0)]
     else:
-        kind = app_commands.Range[float, setting.low, setting.high]
+        kind = app_commands.Range[float, float(setting.low or 0), float(setting.high or 0)]
     return Optional[kind] if optional else kind  # noqa: UP045 - discord.py reads typing.Optional
 
 
@@ -84,7 +84,14 @@ async def change(cog: ConfigCog, interaction: discord.Interaction, declaration: 
     async with cog.bot.sessions() as session, session.begin():
         stored = await set_values(session, interaction.guild_id, declaration, changes)
         said = await lines_of(setting, "reply", stored, place(cog, session, interaction.guild_id))
-    await send(interaction, "\n".join(text(interaction, key, **params) for key, params in said))
+    await send(interaction, "\n".join(shown(interaction, line) for line in said))
+
+
+def shown(interaction: discord.Interaction, line: Said) -> str:
+    """One line in the member's language (a parameter that is a catalog text too)."""
+    key, params = line
+    return text(interaction, key, **{name: text(interaction, value.key) if isinstance(value, Text) else value
+                                     for name, value in params.items()})
 
 
 async def lines_of(setting: Setting, kind: Literal["reply", "status"], values: Values, where: Place) -> list[Said]:
@@ -104,6 +111,5 @@ async def status_lines(cog: ConfigCog, interaction: discord.Interaction, session
         values = await read_values(session, declaration, interaction.guild_id)
         for setting in declaration.settings:
             if setting.part_of is None:
-                lines += [text(interaction, key, **params)
-                          for key, params in await lines_of(setting, "status", values, where)]
+                lines += [shown(interaction, line) for line in await lines_of(setting, "status", values, where)]
     return lines

@@ -391,23 +391,6 @@ class AnswerPart(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
 
-class ConversationSettings(Base):
-    """How far back a server's reply chains are sent as history, and whether a mention in a
-    text channel opens a thread for its answer (no row: the defaults)."""
-
-    __tablename__ = "conversation_settings"
-
-    guild_id: Mapped[int] = mapped_column(
-        BigInteger, ForeignKey("servers.guild_id", ondelete="CASCADE"), primary_key=True,
-        autoincrement=False,
-    )
-    history_messages: Mapped[int] = mapped_column(Integer)
-    threads_enabled: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
-    # Back-to-back messages of one member within this many seconds become one question;
-    # NULL: the default (bot.load.config_cache.DEFAULT_BATCH_SECONDS), 0: no batching.
-    batch_seconds: Mapped[float | None] = mapped_column(Float)
-
-
 class ListenChannel(Base):
     """A channel where every member message is a question without a mention, answered at
     most once per `gap_seconds` so a busy channel does not become the bot's monologue."""

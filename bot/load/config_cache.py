@@ -38,11 +38,10 @@ from sqlalchemy.orm import Session
 
 from bot.capabilities.declarations import DECLARATIONS
 from bot.capabilities.declared import ServerValues, server_values
-from bot.db.models import ConversationSettings, Persona
+from bot.db.models import Persona
 from bot.load.metrics import database_error
 from bot.repo.capability_settings import read_server_values
 from bot.repo.controls import GuildControls, read_controls
-from bot.repo.conversation import DEFAULT_BATCH_SECONDS, DEFAULT_HISTORY_MESSAGES, batch_seconds_of
 from bot.repo.keys import KeyHealth, StoredKey, environment_key_health, server_key_rows
 from bot.repo.listening import listen_channels
 from bot.repo.params import Params, get_params
@@ -70,11 +69,7 @@ class ServerConfig:
     personas: Mapping[int | None, str] = field(default_factory=dict)
     params: Params = Params()
     limits: Limits = Limits()
-    history_messages: int = DEFAULT_HISTORY_MESSAGES
-    threads_enabled: bool = False
     keys: tuple[StoredKey, ...] = ()
-    # Back-to-back messages of one member within this window become one question (0: off).
-    batch_seconds: float = DEFAULT_BATCH_SECONDS
     # Where every member message is a question without a mention: channel id -> the
     # minimum gap between answers there, in seconds.
     listen_channels: Mapping[int, float] = field(default_factory=dict)
@@ -84,6 +79,21 @@ class ServerConfig:
     def persona(self, channel_id: int) -> str | None:
         """The channel's persona, else the server's, else None."""
         return self.personas.get(channel_id, self.personas.get(None))
+
+    @property
+    def history_messages(self) -> int:
+        """How many earlier messages of a reply chain are sent as history."""
+        return int(self.settings.value("listening", "history"))
+
+    @property
+    def threads_enabled(self) -> bool:
+        """Whether a mention in a text channel opens a thread for its answer."""
+        return bool(self.settings.value("listening", "threads"))
+
+    @property
+    def batch_seconds(self) -> float:
+        """Back-to-back messages of one member within this window become one question (0: off)."""
+        return float(self.settings.value("listening", "batch_seconds"))
 
     @property
     def web_search(self) -> bool:
@@ -109,13 +119,8 @@ async def load_server(session: AsyncSession, settings: Settings, guild_id: int |
         return ServerConfig(facts)
     personas = dict((await session.execute(select(Persona.channel_id, Persona.body)
                                            .where(Persona.guild_id == guild_id))).all())
-    conversation = await session.get(ConversationSettings, guild_id)
     return ServerConfig(facts, await read_controls(session, guild_id), personas, await get_params(session, guild_id),
-                        await get_limits(session, guild_id),
-                        conversation.history_messages if conversation else DEFAULT_HISTORY_MESSAGES,
-                        bool(conversation and conversation.threads_enabled),
-                        tuple(await server_key_rows(session, guild_id)),
-                        batch_seconds=batch_seconds_of(conversation),
+                        await get_limits(session, guild_id), tuple(await server_key_rows(session, guild_id)),
                         listen_channels=await listen_channels(session, guild_id),
                         settings=await read_server_values(session, DECLARATIONS, guild_id))
 

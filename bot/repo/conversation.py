@@ -1,6 +1,7 @@
-"""Conversation memory in the database: the Discord messages of each answer, how far
-back a server's reply chains go, and how long back-to-back messages wait to become one
-question.
+"""Conversation memory in the database: the Discord messages of each answer. (How far
+back a server's reply chains go and how long back-to-back messages wait to become one
+question are declared settings, `bot.capabilities.listening.settings`, bounded by the
+numbers here.)
 
 An answer longer than one Discord message is split; only its first message replies to
 the question. Recording every part (answer's first message, question, position) lets a
@@ -10,7 +11,6 @@ INSERT ... ON CONFLICT DO NOTHING / upserts, so two shard processes never collid
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -18,9 +18,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.db.models import AnswerPart, ConversationSettings
-from bot.repo.common import RepositoryError, ensure_server, insert_for, kept_statement
-from bot.repo.versions import config_write
+from bot.db.models import AnswerPart
+from bot.repo.common import insert_for, kept_statement
 
 DEFAULT_HISTORY_MESSAGES = 10
 MAX_HISTORY_MESSAGES = 50
@@ -60,78 +59,3 @@ async def answer_of(session: AsyncSession, message_id: int) -> RecordedAnswer | 
     rows = await session.scalars(select(AnswerPart).where(AnswerPart.first_message_id == part.first_message_id)
                                  .order_by(AnswerPart.position))
     return RecordedAnswer(part.question_id, part.channel_id, tuple(row.message_id for row in rows))
-
-
-def check_history_messages(value: int) -> int:
-    if not 0 <= value <= MAX_HISTORY_MESSAGES:
-        raise RepositoryError("history_out_of_range", limit=MAX_HISTORY_MESSAGES)
-    return value
-
-
-@config_write("server", "guild_id")
-async def set_history_messages(session: AsyncSession, guild_id: int, value: int) -> None:
-    """How many earlier messages of a reply chain the server sends as history."""
-    value = check_history_messages(value)
-    await ensure_server(session, guild_id)
-    stmt = insert_for(session, ConversationSettings).values(guild_id=guild_id, history_messages=value)
-    await session.execute(stmt.on_conflict_do_update(index_elements=["guild_id"],
-                                                     set_={"history_messages": value}))
-
-
-async def history_messages(session: AsyncSession, guild_id: int | None) -> int:
-    """The server's history depth (the default in DMs and where nothing was set)."""
-    if guild_id is None:
-        return DEFAULT_HISTORY_MESSAGES
-    row = await session.get(ConversationSettings, guild_id)
-    return row.history_messages if row is not None else DEFAULT_HISTORY_MESSAGES
-
-
-@config_write("server", "guild_id")
-async def set_threads_enabled(session: AsyncSession, guild_id: int, enabled: bool) -> None:
-    """Whether a mention in a text channel opens a thread for its answer."""
-    await ensure_server(session, guild_id)
-    stmt = insert_for(session, ConversationSettings).values(
-        guild_id=guild_id, history_messages=DEFAULT_HISTORY_MESSAGES, threads_enabled=enabled)
-    await session.execute(stmt.on_conflict_do_update(index_elements=["guild_id"],
-                                                     set_={"threads_enabled": enabled}))
-
-
-async def threads_enabled(session: AsyncSession, guild_id: int | None) -> bool:
-    """The server's thread switch (off in DMs and where nothing was set)."""
-    if guild_id is None:
-        return False
-    row = await session.get(ConversationSettings, guild_id)
-    return row.threads_enabled if row is not None else False
-
-
-def batch_seconds_allowed(value: float) -> bool:
-    """Within 0 (no batching) and MAX_BATCH_SECONDS; NaN and infinity are not."""
-    return math.isfinite(value) and 0 <= value <= MAX_BATCH_SECONDS
-
-
-@config_write("server", "guild_id")
-async def set_batch_seconds(session: AsyncSession, guild_id: int, value: float) -> float:
-    """How long one member's back-to-back messages wait to become one question (0: off).
-    A value out of bounds is the caller's bug (ValueError): the command refuses it in the
-    member's language before it gets here."""
-    if not batch_seconds_allowed(value):
-        raise ValueError(f"batch seconds out of bounds: {value!r}")
-    value = float(value)
-    await ensure_server(session, guild_id)
-    stmt = insert_for(session, ConversationSettings).values(
-        guild_id=guild_id, history_messages=DEFAULT_HISTORY_MESSAGES, batch_seconds=value)
-    await session.execute(stmt.on_conflict_do_update(index_elements=["guild_id"],
-                                                     set_={"batch_seconds": value}))
-    return value
-
-
-def batch_seconds_of(row: ConversationSettings | None) -> float:
-    """The stored window, else the default (no row, or never set)."""
-    return row.batch_seconds if row is not None and row.batch_seconds is not None else DEFAULT_BATCH_SECONDS
-
-
-async def batch_seconds(session: AsyncSession, guild_id: int | None) -> float:
-    """The server's batch window (the default in DMs and where nothing was set)."""
-    if guild_id is None:
-        return DEFAULT_BATCH_SECONDS
-    return batch_seconds_of(await session.get(ConversationSettings, guild_id))

@@ -1,6 +1,7 @@
 """capability settings: the settings capabilities declare, one JSON object per server and
 capability; web search's switch and searches per answer and the read-links switch move
-there from server_capabilities (downgrade moves them back)
+there from server_capabilities, the history depth, thread switch and batch window from
+conversation_settings (dropped); downgrade moves them back
 
 Revision ID: 0012_capability_settings
 Revises: 0011_identify
@@ -23,7 +24,12 @@ SETTINGS = sa.table('capability_settings', sa.column('guild_id', sa.BigInteger()
 CAPABILITIES = sa.table('server_capabilities', sa.column('guild_id', sa.BigInteger()),
                         sa.column('web_search_enabled', sa.Boolean()), sa.column('max_searches', sa.Integer()),
                         sa.column('read_links_enabled', sa.Boolean()))
-DEFAULTS = {'web_search_enabled': False, 'max_searches': 3, 'read_links_enabled': True}
+CONVERSATION = sa.table('conversation_settings', sa.column('guild_id', sa.BigInteger()),
+                        sa.column('history_messages', sa.Integer()), sa.column('threads_enabled', sa.Boolean()),
+                        sa.column('batch_seconds', sa.Float()))
+# The old columns' defaults and bounds (a stored value outside them goes back as the default).
+CAPABILITY_DEFAULTS = {'web_search_enabled': False, 'max_searches': 3, 'read_links_enabled': True}
+HISTORY_DEFAULT, HISTORY_MAX, BATCH_MAX = 10, 50, 10.0
 
 
 def upgrade() -> None:
@@ -36,29 +42,51 @@ def upgrade() -> None:
                                 name=op.f('fk_capability_settings_guild_id_servers'), ondelete='CASCADE'),
         sa.PrimaryKeyConstraint('guild_id', 'capability', name=op.f('pk_capability_settings')),
     )
-    rows = op.get_bind().execute(sa.select(CAPABILITIES)).all()
-    carried = [entry for row in rows for entry in (
+    bind = op.get_bind()
+    carried = [entry for row in bind.execute(sa.select(CAPABILITIES)).all() for entry in (
         {'guild_id': row.guild_id, 'capability': 'web_search',
          'settings': {'web_search': bool(row.web_search_enabled), 'max_searches': int(row.max_searches)}},
         {'guild_id': row.guild_id, 'capability': 'reading',
          'settings': {'read_links': bool(row.read_links_enabled)}})]
+    carried += [{'guild_id': row.guild_id, 'capability': 'listening', 'settings': _listening(row)}
+                for row in bind.execute(sa.select(CONVERSATION)).all()]
     if carried:
         op.bulk_insert(SETTINGS, carried)
     with op.batch_alter_table('server_capabilities', schema=None) as batch_op:
         batch_op.drop_column('read_links_enabled')
         batch_op.drop_column('max_searches')
         batch_op.drop_column('web_search_enabled')
+    op.drop_table('conversation_settings')
 
 
-def _columns(capability: str, stored: dict) -> dict:
-    """The old columns one stored object fills (a value of the wrong type: the default)."""
+def _listening(row: sa.Row) -> dict:
+    """A conversation_settings row as listening's values (a NULL window: the default)."""
+    values = {'history': int(row.history_messages), 'threads': bool(row.threads_enabled)}
+    if row.batch_seconds is not None:
+        values['batch_seconds'] = float(row.batch_seconds)
+    return values
+
+
+def _number(value: object, low: float, high: float) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool) and low <= value <= high
+
+
+def _capability_columns(capability: str, stored: dict) -> dict:
+    """The server_capabilities columns one stored object fills (a value it cannot hold: the default)."""
     if capability == 'web_search':
         enabled, count = stored.get('web_search'), stored.get('max_searches')
-        return {'web_search_enabled': enabled if isinstance(enabled, bool) else DEFAULTS['web_search_enabled'],
-                'max_searches': count if isinstance(count, int) and not isinstance(count, bool)
-                and 1 <= count <= 10 else DEFAULTS['max_searches']}
+        return {'web_search_enabled': enabled if isinstance(enabled, bool) else False,
+                'max_searches': count if isinstance(count, int) and _number(count, 1, 10) else 3}
     enabled = stored.get('read_links')
-    return {'read_links_enabled': enabled if isinstance(enabled, bool) else DEFAULTS['read_links_enabled']}
+    return {'read_links_enabled': enabled if isinstance(enabled, bool) else True}
+
+
+def _conversation_columns(stored: dict) -> dict:
+    history, threads, batch = stored.get('history'), stored.get('threads'), stored.get('batch_seconds')
+    return {'history_messages': history if isinstance(history, int) and _number(history, 0, HISTORY_MAX)
+            else HISTORY_DEFAULT,
+            'threads_enabled': threads if isinstance(threads, bool) else False,
+            'batch_seconds': float(batch) if _number(batch, 0, BATCH_MAX) else None}
 
 
 def downgrade() -> None:
@@ -68,12 +96,27 @@ def downgrade() -> None:
         batch_op.add_column(sa.Column('max_searches', sa.Integer(), server_default='3', nullable=False))
         batch_op.add_column(sa.Column('read_links_enabled', sa.Boolean(), server_default=sa.true(),
                                       nullable=False))
+    op.create_table(
+        'conversation_settings',
+        sa.Column('guild_id', sa.BigInteger(), autoincrement=False, nullable=False),
+        sa.Column('history_messages', sa.Integer(), nullable=False),
+        sa.Column('threads_enabled', sa.Boolean(), server_default=sa.false(), nullable=False),
+        sa.Column('batch_seconds', sa.Float(), nullable=True),
+        sa.ForeignKeyConstraint(['guild_id'], ['servers.guild_id'],
+                                name=op.f('fk_conversation_settings_guild_id_servers'), ondelete='CASCADE'),
+        sa.PrimaryKeyConstraint('guild_id', name=op.f('pk_conversation_settings')),
+    )
     bind = op.get_bind()
-    rows = bind.execute(sa.select(SETTINGS).where(SETTINGS.c.capability.in_(['web_search', 'reading']))).all()
+    rows = bind.execute(sa.select(SETTINGS)).all()
     held = {guild_id for (guild_id,) in bind.execute(sa.select(CAPABILITIES.c.guild_id))}
-    for guild_id in sorted({row.guild_id for row in rows} - held):
-        bind.execute(sa.insert(CAPABILITIES).values(guild_id=guild_id, **DEFAULTS))
-    for row in rows:
+    switches = [row for row in rows if row.capability in ('web_search', 'reading')]
+    for guild_id in sorted({row.guild_id for row in switches} - held):
+        bind.execute(sa.insert(CAPABILITIES).values(guild_id=guild_id, **CAPABILITY_DEFAULTS))
+    for row in switches:
         bind.execute(sa.update(CAPABILITIES).where(CAPABILITIES.c.guild_id == row.guild_id)
-                     .values(**_columns(row.capability, row.settings or {})))
+                     .values(**_capability_columns(row.capability, row.settings or {})))
+    for row in rows:
+        if row.capability == 'listening':
+            bind.execute(sa.insert(CONVERSATION).values(guild_id=row.guild_id,
+                                                        **_conversation_columns(row.settings or {})))
     op.drop_table('capability_settings')

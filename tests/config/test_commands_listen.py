@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.capabilities.listening.settings import LISTENING
 from bot.db.engine import create_engine
 from bot.load.config_cache import ConfigCache
-from bot.repo.conversation import batch_seconds
+from bot.repo.capability_settings import read_values
 from bot.repo.listening import listen_channels
 from tests.support.drive_commands import NO_PERMISSIONS, command, mention, sub
 from tests.support.drive_discord_client import running_bot
@@ -36,7 +37,7 @@ async def listen(run, fake, channel_id: str, *extra: dict[str, Any], name: str =
 
 async def stored(bot, guild_id: int) -> tuple[dict[int, float], float]:
     async with bot.sessions() as session:
-        return await listen_channels(session, guild_id), await batch_seconds(session, guild_id)
+        return await listen_channels(session, guild_id), (await read_values(session, LISTENING, guild_id))["batch_seconds"]
 
 
 async def test_batch_seconds_stored_bounded_and_refused_to_members(fake_discord, bot_factory):

@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from bot.repo.common import RepositoryError
+from bot.capabilities.declared import OutOfBounds
+from bot.capabilities.listening.settings import LISTENING
+from bot.repo.capability_settings import read_values, set_values
 from bot.repo.conversation import (
     DEFAULT_HISTORY_MESSAGES,
     RecordedAnswer,
     answer_of,
-    history_messages,
     record_answers,
-    set_history_messages,
 )
 from bot.repo.routes import server_key_pool
 from bot.settings import load_settings
@@ -31,19 +31,22 @@ async def test_every_part_leads_to_the_whole_answer(sessions) -> None:
         assert await answer_of(session, 100) is None  # the question is not an answer
 
 
+async def history_messages(session, guild_id) -> int:
+    return (await read_values(session, LISTENING, guild_id))["history"]
+
+
 async def test_history_depth_defaults_and_stays_in_bounds(sessions) -> None:
     async with sessions() as session, session.begin():
         assert await history_messages(session, GUILD) == DEFAULT_HISTORY_MESSAGES
         assert await history_messages(session, None) == DEFAULT_HISTORY_MESSAGES
-        await set_history_messages(session, GUILD, 3)
-        await set_history_messages(session, GUILD, 0)
+        await set_values(session, GUILD, LISTENING, {"history": 3})
+        await set_values(session, GUILD, LISTENING, {"history": 0})
     async with sessions() as session:
         assert await history_messages(session, GUILD) == 0
     for bad in (-1, 51):
-        with pytest.raises(RepositoryError) as refused:
+        with pytest.raises(OutOfBounds, match="history"):
             async with sessions() as session, session.begin():
-                await set_history_messages(session, GUILD, bad)
-        assert refused.value.code == "history_out_of_range"
+                await set_values(session, GUILD, LISTENING, {"history": bad})
 
 
 async def test_a_keyless_default_is_only_the_operators_own_custom_target(sessions, vault) -> None:

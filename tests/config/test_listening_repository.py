@@ -8,13 +8,11 @@ import math
 
 import pytest
 
+from bot.capabilities.declared import OutOfBounds
+from bot.capabilities.listening.settings import LISTENING
 from bot.db.engine import session_factory
-from bot.repo.conversation import (
-    DEFAULT_BATCH_SECONDS,
-    batch_seconds,
-    set_batch_seconds,
-    set_history_messages,
-)
+from bot.repo.capability_settings import read_values, set_values
+from bot.repo.conversation import DEFAULT_BATCH_SECONDS
 from bot.repo.listening import (
     MAX_LISTEN_CHANNELS,
     listen_channels,
@@ -25,18 +23,23 @@ from bot.repo.listening import (
 GUILD = 5151
 
 
+async def batch_seconds(session, guild_id) -> float:
+    return (await read_values(session, LISTENING, guild_id))["batch_seconds"]
+
+
 async def test_the_batch_window_defaults_and_keeps_the_history_depth(sessions) -> None:
     async with sessions() as session, session.begin():
         assert await batch_seconds(session, GUILD) == DEFAULT_BATCH_SECONDS
         assert await batch_seconds(session, None) == DEFAULT_BATCH_SECONDS
-        await set_history_messages(session, GUILD, 7)
-        assert await set_batch_seconds(session, GUILD, 0.5) == 0.5
+        await set_values(session, GUILD, LISTENING, {"history": 7})
+        assert (await set_values(session, GUILD, LISTENING, {"batch_seconds": 0.5}))["batch_seconds"] == 0.5
     async with sessions() as session:
         assert await batch_seconds(session, GUILD) == 0.5
+        assert (await read_values(session, LISTENING, GUILD))["history"] == 7
     for bad in (-0.1, 10.01, math.nan, math.inf):
-        with pytest.raises(ValueError):
+        with pytest.raises(OutOfBounds):
             async with sessions() as session, session.begin():
-                await set_batch_seconds(session, GUILD, bad)
+                await set_values(session, GUILD, LISTENING, {"batch_seconds": bad})
 
 
 async def test_listen_channels_added_updated_capped_and_removed(sessions) -> None:

@@ -3,30 +3,31 @@ touching the history depth, and the history depth set without touching it."""
 
 from __future__ import annotations
 
-from bot.repo.conversation import (
-    DEFAULT_HISTORY_MESSAGES,
-    history_messages,
-    set_history_messages,
-    set_threads_enabled,
-    threads_enabled,
-)
+from bot.capabilities.listening.settings import LISTENING
+from bot.repo.capability_settings import read_values, set_values
+from bot.repo.conversation import DEFAULT_HISTORY_MESSAGES
 from tests.config.conftest import engine, engine_factory, sessions  # noqa: F401
 
 GUILD = 5151
 
 
+async def threads_and_history(session, guild_id) -> tuple[bool, int]:
+    values = await read_values(session, LISTENING, guild_id)
+    return values["threads"], values["history"]
+
+
 async def test_the_switch_defaults_off_and_lives_beside_the_history_depth(sessions) -> None:  # noqa: F811
     async with sessions() as session:
-        assert (await threads_enabled(session, GUILD), await threads_enabled(session, None)) == (False, False)
+        assert (await threads_and_history(session, GUILD))[0] is False
+        assert (await threads_and_history(session, None))[0] is False
     async with sessions() as session, session.begin():
-        await set_threads_enabled(session, GUILD, True)  # no row yet: the history depth keeps its default
+        await set_values(session, GUILD, LISTENING, {"threads": True})  # the history depth keeps its default
     async with sessions() as session:
-        assert (await threads_enabled(session, GUILD), await history_messages(session, GUILD)) == (
-            True, DEFAULT_HISTORY_MESSAGES)
+        assert await threads_and_history(session, GUILD) == (True, DEFAULT_HISTORY_MESSAGES)
     async with sessions() as session, session.begin():
-        await set_history_messages(session, GUILD, 4)
-        await set_threads_enabled(session, GUILD, True)  # twice: an upsert, not a second row
+        await set_values(session, GUILD, LISTENING, {"history": 4})
+        await set_values(session, GUILD, LISTENING, {"threads": True})  # twice: an upsert, not a second row
     async with sessions() as session, session.begin():
-        await set_threads_enabled(session, GUILD, False)
+        await set_values(session, GUILD, LISTENING, {"threads": False})
     async with sessions() as session:
-        assert (await threads_enabled(session, GUILD), await history_messages(session, GUILD)) == (False, 4)
+        assert await threads_and_history(session, GUILD) == (False, 4)

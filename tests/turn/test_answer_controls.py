@@ -17,8 +17,9 @@ from typing import Any
 
 from sqlalchemy import update
 
+from bot.capabilities.listening.settings import LISTENING
 from bot.db.models import AnswerRecord
-from bot.repo.conversation import set_batch_seconds
+from bot.repo.capability_settings import set_values
 from bot.repo.listening import set_listen_channel
 from providers.i18n import t
 from tests.support.check_answers import INDICATOR
@@ -283,7 +284,7 @@ async def test_a_single_question_waits_for_nothing(
     async with answering(fake, server, turn_bot) as (bot, run):
         batched = [await first_text_seconds(fake, run, f"question {n}") for n in range(3)]
         async with bot.sessions() as session, session.begin():
-            await set_batch_seconds(session, int(fake.guild_id), 0)
+            await set_values(session, int(fake.guild_id), LISTENING, {"batch_seconds": 0})
         await asyncio.sleep(0.2)
         unbatched = [await first_text_seconds(fake, run, f"question {n}") for n in range(3, 6)]
     assert statistics.median(batched) <= statistics.median(unbatched) + 0.25, (batched, unbatched)
@@ -407,7 +408,7 @@ async def test_what_arrives_while_a_listen_question_waits_for_the_gap_is_batched
     async with answering(fake, server, turn_bot) as (bot, run):
         async with bot.sessions() as session, session.begin():
             await set_listen_channel(session, int(fake.guild_id), int(fake.channel_id), 3.0)
-            await set_batch_seconds(session, int(fake.guild_id), 0)
+            await set_values(session, int(fake.guild_id), LISTENING, {"batch_seconds": 0})
         await asyncio.sleep(0.3)
         await fake.send_user_message("first thought")
         await run.wait_for(lambda: len(answer_parts(fake)) == 1)

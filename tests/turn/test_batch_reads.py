@@ -15,7 +15,8 @@ import asyncio
 import time
 from typing import Any
 
-from bot.repo.conversation import set_batch_seconds
+from bot.capabilities.listening.settings import LISTENING
+from bot.repo.capability_settings import set_values
 from tests.attachments.document_fixtures import pdf_bytes
 from tests.attachments.hostile_files import form_bomb_pdf
 from tests.support.data_openai import openai_stream
@@ -53,7 +54,7 @@ async def test_a_stopped_answer_stops_reading_and_the_next_question_is_read_at_o
     bot_options: dict[str, Any] = {"READER_PROCESSES": "1", "READER_SECONDS": "30", "MAX_ANSWERS_PER_MEMBER": "1"}
     async with answering(fake, server, lambda: turn_bot(**bot_options)) as (bot, run):
         async with bot.sessions() as session, session.begin():
-            await set_batch_seconds(session, int(fake.guild_id), 0)  # the next message follows, not joins
+            await set_values(session, int(fake.guild_id), LISTENING, {"batch_seconds": 0})  # the next message follows, not joins
         first = await ask(fake, "what is in these?", files=[
             UserFile("bomb.pdf", form_bomb_pdf(), "application/pdf"), text_file(1)])
         await run.wait_for(lambda: first.attachments[0]["id"] in fake.downloads)

@@ -1,0 +1,1 @@
+"""Listening: how the bot follows a conversation (history, threads, listen channels, batching)."""
