@@ -36,12 +36,12 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Session
 
+from bot.capabilities.listening.storage import listen_channels
 from bot.db.models import ConversationSettings, Persona, ServerCapabilities
 from bot.load.metrics import database_error
 from bot.repo.controls import GuildControls, read_controls
 from bot.repo.conversation import DEFAULT_BATCH_SECONDS, DEFAULT_HISTORY_MESSAGES, batch_seconds_of
 from bot.repo.keys import KeyHealth, StoredKey, environment_key_health, server_key_rows
-from bot.repo.listening import listen_channels
 from bot.repo.params import Params, get_params
 from bot.repo.personal import PersonalEntry, effective_personal_entry, members_with_settings
 from bot.repo.read_links import read_links_of

@@ -9,7 +9,7 @@ from typing import Any
 from bot.db.engine import create_engine
 from bot.load.config_cache import ConfigCache
 from bot.repo.conversation import batch_seconds
-from bot.repo.listening import listen_channels
+from bot.capabilities.listening.storage import listen_channels
 from tests.support.drive_commands import NO_PERMISSIONS, command, mention, sub
 from tests.support.drive_discord_client import running_bot
 

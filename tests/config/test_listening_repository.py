@@ -15,7 +15,7 @@ from bot.repo.conversation import (
     set_batch_seconds,
     set_history_messages,
 )
-from bot.repo.listening import (
+from bot.capabilities.listening.storage import (
     MAX_LISTEN_CHANNELS,
     listen_channels,
     remove_listen_channel,

@@ -19,7 +19,7 @@ from sqlalchemy import update
 
 from bot.db.models import AnswerRecord
 from bot.repo.conversation import set_batch_seconds
-from bot.repo.listening import set_listen_channel
+from bot.capabilities.listening.storage import set_listen_channel
 from providers.i18n import t
 from tests.support.check_answers import INDICATOR
 from tests.support.data_openai import openai_events, openai_stream
