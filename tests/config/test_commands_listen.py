@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.capabilities.listening.storage import listen_channels
 from bot.db.engine import create_engine
 from bot.load.config_cache import ConfigCache
 from bot.repo.conversation import batch_seconds
-from bot.capabilities.listening.storage import listen_channels
 from tests.support.drive_commands import NO_PERMISSIONS, command, mention, sub
 from tests.support.drive_discord_client import running_bot
 

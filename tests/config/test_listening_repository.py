@@ -8,18 +8,18 @@ import math
 
 import pytest
 
+from bot.capabilities.listening.storage import (
+    MAX_LISTEN_CHANNELS,
+    listen_channels,
+    remove_listen_channel,
+    set_listen_channel,
+)
 from bot.db.engine import session_factory
 from bot.repo.conversation import (
     DEFAULT_BATCH_SECONDS,
     batch_seconds,
     set_batch_seconds,
     set_history_messages,
-)
-from bot.capabilities.listening.storage import (
-    MAX_LISTEN_CHANNELS,
-    listen_channels,
-    remove_listen_channel,
-    set_listen_channel,
 )
 
 GUILD = 5151

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import select
 
+from bot.capabilities.web_search.counting import SearchesWrite, searches_counted
 from bot.db.engine import session_factory
 from bot.db.models import SearchDay, ServerCapabilities, UsageDay
 from bot.load.config_cache import ConfigCache
@@ -29,7 +30,6 @@ from bot.repo.usage import (
 )
 from bot.repo.web_search import WebSearchSetting, get_web_search, set_web_search
 from bot.settings import load_settings
-from bot.capabilities.web_search.counting import SearchesWrite, searches_counted
 from bot.usage.limits import may_search, search_limit, searches_left
 from bot.usage.tokens import TokenCounts, counts_for
 from providers.types import ChatRequest, Message, Usage

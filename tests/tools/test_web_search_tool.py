@@ -13,7 +13,12 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from bot.capabilities.web_search.service import SearchFailed, SearchLog, SearchService, search_service
+from bot.capabilities.web_search.service import (
+    SearchFailed,
+    SearchLog,
+    SearchService,
+    search_service,
+)
 from bot.capabilities.web_search.service.brave import BraveSearch
 from bot.capabilities.web_search.service.framing import UNAVAILABLE, framed_results
 from bot.capabilities.web_search.service.results import MAX_RESULTS, SNIPPET_LIMIT, SearchResult

@@ -17,9 +17,9 @@ from typing import Any
 
 from sqlalchemy import update
 
+from bot.capabilities.listening.storage import set_listen_channel
 from bot.db.models import AnswerRecord
 from bot.repo.conversation import set_batch_seconds
-from bot.capabilities.listening.storage import set_listen_channel
 from providers.i18n import t
 from tests.support.check_answers import INDICATOR
 from tests.support.data_openai import openai_events, openai_stream
