@@ -17,6 +17,15 @@ from discord import app_commands
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.capabilities.listening.settings import LISTENING
+from bot.capabilities.listening.storage import (
+    DEFAULT_LISTEN_GAP,
+    MAX_LISTEN_CHANNELS,
+    MAX_LISTEN_GAP,
+    listen_channels,
+    listen_gap_allowed,
+    remove_listen_channel,
+    set_listen_channel,
+)
 from bot.cogs.base import MANAGE_SERVER, ConfigCog, ManagerGroup, reply, send, text
 from bot.edge.translator import lstr
 from bot.repo.capability_settings import read_values
@@ -29,15 +38,6 @@ from bot.repo.controls import (
     remove_access_rule,
     set_channel_mode,
     set_channel_rule,
-)
-from bot.repo.listening import (
-    DEFAULT_LISTEN_GAP,
-    MAX_LISTEN_CHANNELS,
-    MAX_LISTEN_GAP,
-    listen_channels,
-    listen_gap_allowed,
-    remove_listen_channel,
-    set_listen_channel,
 )
 
 if TYPE_CHECKING:

@@ -18,7 +18,7 @@ failed), and a sink that is not an answer's (refusals, the thought log) and "typ
 are routine. An edit returns once Discord has answered it, not after discord.py's hold
 on the bucket it emptied (`bot/edge/answered.py`): a turn's last edit ends the turn.
 
-With `controls` (`bot/edge/controls.py`) the answer's buttons ride on the sends and
+With `controls` (`bot/capabilities/answer_controls/buttons.py`) the answer's buttons ride on the sends and
 edits the delivery makes anyway, never on a request of their own: text still streaming
 (ending with the indicator) carries Stop; the closing delivery of the last message
 carries the final buttons of the answer's `Ending` (a closing call without one, a note
@@ -37,9 +37,9 @@ from typing import Any
 import aiohttp
 import discord
 
+from bot.capabilities.answer_controls.buttons import AnswerControls
 from bot.edge.answered import until_answered
 from bot.edge.budget import BudgetBusy, Priority, request_priority
-from bot.edge.controls import AnswerControls
 from bot.edge.embeds import embed_from_spec
 from bot.load.metrics import FIRST_MESSAGE_SECONDS
 from stream.buffer import STREAMING_INDICATOR

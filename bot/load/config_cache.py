@@ -38,12 +38,12 @@ from sqlalchemy.orm import Session
 
 from bot.capabilities.declarations import DECLARATIONS
 from bot.capabilities.declared import ServerValues, server_values
+from bot.capabilities.listening.storage import listen_channels
 from bot.db.models import Persona
 from bot.load.metrics import database_error
 from bot.repo.capability_settings import read_server_values
 from bot.repo.controls import GuildControls, read_controls
 from bot.repo.keys import KeyHealth, StoredKey, environment_key_health, server_key_rows
-from bot.repo.listening import listen_channels
 from bot.repo.params import Params, get_params
 from bot.repo.personal import PersonalEntry, effective_personal_entry, members_with_settings
 from bot.repo.routes import ServerFacts, server_facts

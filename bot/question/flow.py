@@ -8,7 +8,7 @@
    here (a batch grows, or a follow-up stops it), the per-member cap, then the limits of
    whoever pays. The answer is registered the moment the cap admits it, so the cap,
    `/stop`, the buttons, follow-ups and shutdown see it from then on.
-3. **Wait**: a listen channel's gap between answers (`bot.load.gaps`), then a turn
+3. **Wait**: a listen channel's gap between answers (`bot.capabilities.listening.gaps`), then a turn
    (`bot.load.turn_queue`), "typing…" shown once while waiting.
 4. **Prepare**: the history, the request (files downloaded and read, links read), the
    thread, under one deadline (`prepare_seconds`: a file or link past it is left out
@@ -19,7 +19,7 @@
 6. **Bookkeeping**: the answer's parts recorded with what its buttons need, the left-out
    note, the thought log, usage.
 
-**Back-to-back messages** (`bot.question.batching`): a member's message that arrives
+**Back-to-back messages** (`bot.capabilities.listening.batching`): a member's message that arrives
 before any text of their previous answer here is on screen, within the server's batch
 seconds of their previous message (or while that answer waits for a listen channel's
 gap), joins it: the previous answer is dropped unseen and one answer to all the messages
@@ -36,21 +36,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 
 import discord
 
+from bot.capabilities.answer_controls.buttons import AnswerControls
+from bot.capabilities.listening.batching import after, joins_the_batch
 from bot.edge.allowlist import serves
-from bot.edge.controls import AnswerControls
 from bot.edge.sink import DiscordMessageSink
 from bot.load.answers import RunningAnswer
-from bot.load.bookkeeping import AnswerFactsWrite, AnswerWrite
 from bot.load.config_cache import ServerConfig
-from bot.load.gaps import ChannelGaps
 from bot.load.turn_queue import answer_in_turn
 from bot.question.admission import REFUSAL_KEYS, RefusalThrottle, decide_question
-from bot.question.batching import after, joins_the_batch
 from bot.question.context import Question, Services, arrive
 from bot.question.conversation import (
     ANSWERED_TYPES,
@@ -66,14 +64,7 @@ from bot.question.history import (
     listen_history,
     say_left_out,
 )
-from bot.question.reach import (
-    answer_search,
-    answer_tools,
-    count_native_searches,
-    link_policy,
-    server_limits,
-)
-from bot.question.records import answer_facts, continued_answer
+from bot.question.seams import AnswerPart, Capability, Ended, Joining
 from bot.question.thought_log import (
     Reasoning,
     configured_channel_id,
@@ -84,6 +75,7 @@ from bot.question.threads import AnswerPlace, ThreadOpener, in_thread_of_bot, th
 from bot.readers.pool import preparation_deadline
 from bot.repo.conversation import DEFAULT_HISTORY_MESSAGES
 from bot.settings import Settings
+from bot.tools import ToolContext, ToolLoop
 from bot.turn import Credentials, TurnContext, TurnOutcome, TurnRoute, run_generation_turn
 from bot.turn.context import answer_limits
 from bot.turn.notices import blocked_key
@@ -127,6 +119,15 @@ class Admitted:
     # Counts a server-paid answer when the turn reaches the server's fallback (None: counted at admission).
     server_may_pay: Callable[[], Awaitable[bool]] | None = None
     paid_before: bool = False  # the batch's earlier answer was counted already
+    parts: tuple[AnswerPart, ...] = ()  # the capabilities that joined the answer
+
+
+@dataclass(frozen=True)
+class Answered:
+    """An answer whose turn is over: what is posted after the turn is released."""
+
+    ctx: TurnContext
+    outcome: TurnOutcome
 
 
 @dataclass
@@ -136,17 +137,17 @@ class Prepared:
     place: AnswerPlace
     history: History
     request: ChatRequest
-    continues_id: int | None = None  # the earlier answer the question replied to
 
 
 class Answering:
-    """Every question of the bot, from arrival to bookkeeping (see the module docstring)."""
+    """Every question of the bot, from arrival to bookkeeping (see the module docstring);
+    `capabilities` join each admitted answer at their seams (`bot.question.seams`)."""
 
-    def __init__(self, services: Services) -> None:
+    def __init__(self, services: Services, capabilities: Sequence[Capability] = ()) -> None:
         self.services = services
+        self.capabilities = tuple(capabilities)
         self.throttle = RefusalThrottle()
         self.threads = ThreadOpener()
-        self.gaps = ChannelGaps()
         self._told_not_set_up = False
 
     # ---- 1. arrive -----------------------------------------------------------------------
@@ -198,6 +199,8 @@ class Answering:
         if admitted is None:
             return
         try:
+            joining = Joining(admitted.question, admitted.route, self.services)
+            admitted.parts = tuple(part for c in self.capabilities if (part := c.join(joining)) is not None)
             await self._wait_and_answer(admitted.question, admitted)
         finally:
             self.services.answers.finish(admitted.answer)
@@ -292,7 +295,7 @@ class Answering:
     async def _server_may_pay(self, question: Question, route: TurnRoute, answer: RunningAnswer) -> bool:
         """Count one server-paid answer; False (the member told, throttled) at a limit."""
         settings = self.services.settings
-        facts = LimitFacts(question.where.guild_id, question.asker_id, server_limits(question),
+        facts = LimitFacts(question.where.guild_id, question.asker_id, question.limits,
                            operator_limits(settings.DEFAULT_MESSAGES_PER_HOUR, settings.DEFAULT_TOKENS_PER_DAY))
         counted = await admit(self.services.sessions, facts, route.operator_default)
         if counted.hit is not None:
@@ -309,36 +312,45 @@ class Answering:
 
     # ---- 3. wait ---------------------------------------------------------------------------
     async def _wait_and_answer(self, question: Question, admitted: Admitted) -> None:
+        """The capabilities' waits (a listen channel's gap), then the turn; the thought
+        log is posted once the turn is released, so the next answer need not wait for it."""
         answer = admitted.answer
+        answered: list[Answered] = []
 
         async def typing_once() -> None:
             await question.message.channel.typing()  # awaited, discord.py sends one typing request
 
-        gap = question.listening if question.again is None else None
-        if gap is not None and not await self.gaps.wait(question.where.channel_id, gap, answer.interrupt):
-            return  # joined by a newer message of the member, or stopped, while it waited
-        ran = await answer_in_turn(self.services.turns, answer, typing_once,
-                                   lambda: self._answer(question, admitted))
+        async def in_turn() -> None:
+            answered.extend(await self._answer(question, admitted))
+
+        for part in admitted.parts:
+            if not await part.wait(answer.interrupt):
+                return  # joined by a newer message of the member, or stopped, while it waited
+        ran = await answer_in_turn(self.services.turns, answer, typing_once, in_turn)
         if not ran and (answer.interrupt.reason == "shutdown" or self.services.answers.closed):
             await question.reply("chat.bot_restarting")
+        for done in answered:
+            await self._thought_log(question, done.ctx, done.outcome)
 
-    async def _answer(self, question: Question, admitted: Admitted) -> None:
-        """The turn was granted: prepare, answer (under the turn's one deadline), keep the books."""
+    async def _answer(self, question: Question, admitted: Admitted) -> tuple[Answered, ...]:
+        """The turn was granted: prepare, answer (under the turn's one deadline), keep the
+        books; the answer, for what comes after its turn (none: nothing was answered)."""
         answer = admitted.answer
-        prepared = await self._prepared_unless_stopped(question, answer)
+        prepared = await self._prepared_unless_stopped(question, admitted)
         if prepared is None or answer.interrupt.is_set():  # nothing was shown yet
             if answer.interrupt.reason == "shutdown":
                 await question.reply("chat.bot_restarting")
-            return
+            return ()
         on_screen = DiscordMessageSink(prepared.place.channel, reply_to=prepared.place.reply_to,
                                        client=self.services.client, typing=True,
                                        controls=AnswerControls(question.asker_id, question.message.id, question.locale))
         again = question.again
         sink = ReusingSink(on_screen, again.parts) if again is not None and again.kind == "regenerate" else on_screen
-        search = answer_search(question, admitted.route, self.services)
         ctx = self._turn_context(question, prepared, admitted, sink)
-        ctx.search = search
-        tools = answer_tools(question, search, self.services)
+        message = question.message
+        tools = ToolLoop(self.services.tools, ToolContext(message.channel, message.author))
+        for part in admitted.parts:
+            tools = part.tools(tools)
         try:
             outcome = await run_generation_turn(ctx, prepared.request, admitted.credentials, tools, admitted.route)
         finally:
@@ -347,15 +359,15 @@ class Answering:
         if isinstance(sink, ReusingSink):  # the parts the new version did not need
             gone = tuple(part.id for part in sink.leftover())
             await sink.remove_leftover()
-        await self._keep_books(question, admitted, prepared, ctx, outcome, gone)
-        await count_native_searches(question, self.services, search, outcome.credential_source)
+        await self._keep_books(Ended(question, answer, outcome, gone), admitted.parts, prepared, ctx)
+        return (Answered(ctx, outcome),)
 
     # ---- 4. prepare ----------------------------------------------------------------------
-    async def _prepared_unless_stopped(self, question: Question, answer: RunningAnswer) -> Prepared | None:
+    async def _prepared_unless_stopped(self, question: Question, admitted: Admitted) -> Prepared | None:
         """`_prepare`, ended the moment the answer is interrupted (None: the caller says why)
         or when it overruns its deadline and grace (None: the member is told here)."""
-        seconds = prepare_seconds(self.services.settings)
-        preparing = asyncio.ensure_future(self._prepare(question, answer, seconds))
+        seconds, answer = prepare_seconds(self.services.settings), admitted.answer
+        preparing = asyncio.ensure_future(self._prepare(question, admitted, seconds))
         stopped = asyncio.ensure_future(answer.interrupt.wait())
         try:
             await asyncio.wait({preparing, stopped}, timeout=seconds + PREPARE_GRACE_SECONDS,
@@ -373,22 +385,22 @@ class Answering:
             await question.reply("chat.prepare_timeout", seconds=int(seconds))
         return None
 
-    async def _prepare(self, question: Question, answer: RunningAnswer, seconds: float) -> Prepared:
+    async def _prepare(self, question: Question, admitted: Admitted, seconds: float) -> Prepared:
         services = self.services
-        recall = Recall(services.answers, services.sessions)
-        history = await self._history(question, recall)
+        history = await self._history(question, Recall(services.answers, services.sessions))
         me = services.client.user
         with preparation_deadline(seconds):  # every document and page of the question within it
             request = await build_request(question, history, services.settings.MAX_OUTPUT_TOKENS,
-                                          me.display_name if me is not None else "the bot",
-                                          link_policy(question, services.settings))
+                                          me.display_name if me is not None else "the bot")
+            for part in admitted.parts:
+                request = await part.prepare(request)
         again = question.again
         if again is not None and again.kind == "continue":  # the answer so far, for the model to carry on
             request = replace(request, messages=[*request.messages,
                                                  Message("assistant", again.text, partial_answer=True)])
         place = await self._place(question)
-        answer.channel_id = place.channel_id
-        return Prepared(place, history, request, await continued_answer(question, recall))
+        admitted.answer.channel_id = place.channel_id
+        return Prepared(place, history, request)
 
     async def _history(self, question: Question, recall: Recall) -> History:
         """What the question continues (up to the batch's first message): a listen channel's
@@ -433,30 +445,24 @@ class Answering:
                            budget=services.budgets.for_channel(place.channel_id), interrupt=answer.interrupt,
                            limits=answer_limits(settings), max_messages=max_messages,
                            access=services.access, config=question.config, shown=answer.shown,
-                           server_may_pay=admitted.server_may_pay, resume=resume)
+                           server_may_pay=admitted.server_may_pay, resume=resume, parts=admitted.parts)
 
     # ---- 6. bookkeeping ------------------------------------------------------------------
-    async def _keep_books(self, question: Question, admitted: Admitted, prepared: Prepared, ctx: TurnContext,
-                          outcome: TurnOutcome, gone: tuple[int, ...]) -> None:
-        """After the answer is on screen: what it is made of (and what its buttons need;
-        `gone`: parts a regenerated answer no longer has), the notes under it, its
-        reasoning and its usage."""
-        services, result = self.services, outcome.result
-        record = admitted.answer.record()
-        if record.message_ids:
-            facts = answer_facts(question, record, prepared.continues_id, result, services.settings.MAX_REASONING_CHARS)
-            services.answers.remember(facts)
-            if services.writes is not None and services.sessions is not None:
-                services.writes.put(AnswerWrite(record))
-                if facts.needs_row or question.again is not None:  # a plain answer's facts need no row
-                    services.writes.put(AnswerFactsWrite(facts, gone))
-        await say_left_out(prepared.history, ctx.sink, bool(record.message_ids), ctx.locale)
+    async def _keep_books(self, ended: Ended, parts: Sequence[AnswerPart], prepared: Prepared,
+                          ctx: TurnContext) -> None:
+        """After the answer is on screen: each capability's books (what the answer is made
+        of, what its buttons need, searches), the notes under it and its usage."""
+        services, outcome = self.services, ended.outcome
+        for part in parts:
+            await part.books(ended)
+        shown = bool(ended.answer.record().message_ids)
+        await say_left_out(prepared.history, ctx.sink, shown, ctx.locale)
+        result = outcome.result
         if result is not None and result.status == "empty_response" and not outcome.error_shown:
             with contextlib.suppress(SinkError):
                 await ctx.sink.send(t("chat.empty_response", ctx.locale), reply=True)
-        await self._thought_log(question, ctx, outcome)
         if services.writes is not None and services.sessions is not None:
-            server = question.config.server
+            server = ended.question.config.server
             record_usage(services.writes, ctx, prepared.request, outcome, server.facts.route if server else None)
 
     async def _thought_log(self, question: Question, ctx: TurnContext, outcome: TurnOutcome) -> None:

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import discord
 from pydantic import BaseModel, Field
 
-from bot.search.service import SearchService
+from bot.capabilities.web_search.service.service import SearchService
 from bot.tools.dice import parse_notation, roll
 from bot.tools.registry import Tool, ToolContext, ToolError, ToolRegistry
 
@@ -115,7 +115,7 @@ WEB_SEARCH_DESCRIPTION = ("Search the web for current or specific information. R
 
 def default_registry(search: SearchService | None = None) -> ToolRegistry:
     """The tools every chat turn offers; `web_search` too when a search service is given
-    (`bot.search.search_service(settings)`: None when SEARCH_BACKEND is unset)."""
+    (`bot.capabilities.web_search.service.search_service(settings)`: None when SEARCH_BACKEND is unset)."""
     extra = [] if search is None else [
         Tool("web_search", WEB_SEARCH_DESCRIPTION, WebSearchArgs, functools.partial(web_search, service=search))]
     return ToolRegistry([

@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-from bot.question.attachment_files import decode_opened, open_image
+from bot.capabilities.reading.attachment_files import decode_opened, open_image
 from tests.attachments.decode_scenario import _reset_peak_memory, _status_bytes
 
 

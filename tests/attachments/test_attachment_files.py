@@ -7,7 +7,7 @@ import io
 import pytest
 from PIL import Image
 
-from bot.question.attachment_files import (
+from bot.capabilities.reading.attachment_files import (
     MAX_IMAGE_BYTES,
     MAX_LONG_SIDE,
     MAX_TEXT_BYTES,

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from bot.question.attachment_files import MAX_LONG_SIDE
+from bot.capabilities.reading.attachment_files import MAX_LONG_SIDE
 from tests.support.data_openai_responses import responses_sse
 from tests.support.drive_discord_client import running_bot
 from tests.support.fake_discord_server import FakeDiscord, StoredMessage, UserFile

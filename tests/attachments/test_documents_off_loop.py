@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 
-from bot.question.documents import read_office, read_pdf_off_loop, run_reader
+from bot.capabilities.reading.documents import read_office, read_pdf_off_loop, run_reader
 from bot.readers.pool import reader_pool
 from tests.attachments.document_fixtures import docx_bytes, pdf_bytes
 

@@ -14,14 +14,14 @@ from typing import Any
 import pytest
 from PIL import Image
 
-from bot.question.attachment_files import (
+from bot.capabilities.reading.attachment_files import (
     DECODE_BUDGET_BYTES,
     MAX_LONG_SIDE,
     UnreadableFile,
     open_image,
     prepare_image,
 )
-from bot.question.images import ByteBudget, decode_image
+from bot.capabilities.reading.images import ByteBudget, decode_image
 from tests.attachments.test_decode_off_loop import encoded
 
 ROOT = Path(__file__).resolve().parents[2]

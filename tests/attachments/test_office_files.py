@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from bot.question.attachment_files import MAX_TEXT_BYTES, UnreadableFile
-from bot.question.office_files import (
+from bot.capabilities.reading.attachment_files import MAX_TEXT_BYTES, UnreadableFile
+from bot.capabilities.reading.office_files import (
     MAX_COLUMNS,
     MAX_ROWS,
     MAX_SHEETS,

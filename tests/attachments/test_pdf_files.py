@@ -6,8 +6,13 @@ import time
 
 import pytest
 
-from bot.question.attachment_files import UnreadableFile
-from bot.question.pdf_files import MAX_PDF_BYTES, MAX_PDF_PAGES, MAX_PDF_TEXT_BYTES, read_pdf
+from bot.capabilities.reading.attachment_files import UnreadableFile
+from bot.capabilities.reading.pdf_files import (
+    MAX_PDF_BYTES,
+    MAX_PDF_PAGES,
+    MAX_PDF_TEXT_BYTES,
+    read_pdf,
+)
 from providers.types import DocumentPart
 from tests.attachments.document_fixtures import encrypted, pdf_bytes
 

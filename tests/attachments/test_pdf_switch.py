@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
-from bot.question.attachments import Gathered, gather_message, notes_text
+from bot.capabilities.reading.attachments import Gathered, gather_message, notes_text
 from providers.types import DocumentPart, TextPart
 from tests.attachments.document_fixtures import encrypted, pdf_bytes
 

@@ -12,9 +12,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.question.attachment_files import UnreadableFile
-from bot.question.attachments import Gathered, gather_message, notes_text
-from bot.question.documents import read_office, read_pdf_off_loop, run_reader
+from bot.capabilities.reading.attachment_files import UnreadableFile
+from bot.capabilities.reading.attachments import Gathered, gather_message, notes_text
+from bot.capabilities.reading.documents import read_office, read_pdf_off_loop, run_reader
 from bot.readers import pool as pool_module
 from bot.readers.pool import (
     PoolConfig,
@@ -106,7 +106,7 @@ async def test_the_loop_never_stalls_while_hostile_files_are_read_in_parallel(re
     configure(PoolConfig(processes=2, seconds=2.0, wait_seconds=20))
     await reader_pool().start()
     docx, xlsx, page, bomb = heavy_docx(), heavy_xlsx(), attribute_page(50_000), form_bomb_pdf()
-    from bot.links.extract import ExtractionFailed, html_main_text
+    from bot.capabilities.reading.links.extract import ExtractionFailed, html_main_text
 
     async def outcome(work) -> object:
         try:
@@ -225,7 +225,7 @@ def test_a_reply_cannot_make_the_bot_call_anything():
     import os
     import pickle
 
-    from bot.question.office_files import OfficeText, Section
+    from bot.capabilities.reading.office_files import OfficeText, Section
     from bot.readers.pool import reply_of
     from providers.types import DocumentPart
 

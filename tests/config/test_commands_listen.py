@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from bot.capabilities.listening.settings import LISTENING
+from bot.capabilities.listening.storage import listen_channels
 from bot.db.engine import create_engine
 from bot.load.config_cache import ConfigCache
 from bot.repo.capability_settings import read_values
-from bot.repo.listening import listen_channels
 from tests.support.drive_commands import NO_PERMISSIONS, command, mention, sub
 from tests.support.drive_discord_client import running_bot
 

@@ -10,15 +10,15 @@ import pytest
 
 from bot.capabilities.declared import OutOfBounds
 from bot.capabilities.listening.settings import LISTENING
-from bot.db.engine import session_factory
-from bot.repo.capability_settings import read_values, set_values
-from bot.repo.conversation import DEFAULT_BATCH_SECONDS
-from bot.repo.listening import (
+from bot.capabilities.listening.storage import (
     MAX_LISTEN_CHANNELS,
     listen_channels,
     remove_listen_channel,
     set_listen_channel,
 )
+from bot.db.engine import session_factory
+from bot.repo.capability_settings import read_values, set_values
+from bot.repo.conversation import DEFAULT_BATCH_SECONDS
 
 GUILD = 5151
 

@@ -11,8 +11,13 @@ from typing import Any
 import discord
 import pytest
 
+from bot.capabilities.answer_controls.buttons import (
+    AnswerButton,
+    AnswerControls,
+    Press,
+    parse_custom_id,
+)
 from bot.edge.budget import Departure, GlobalBudget, Priority
-from bot.edge.controls import AnswerButton, AnswerControls, Press, parse_custom_id
 from bot.edge.sink import DiscordMessageSink
 from bot.load.observability import discord_http_trace
 from providers.i18n import t

@@ -17,7 +17,7 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.links import LinkPolicy
+from bot.capabilities.reading.links import LinkPolicy
 from providers.endpoint_check import EndpointRejected, IPAddress
 
 PUBLIC_STAND_IN = "127.0.0.2"

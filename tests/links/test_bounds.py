@@ -9,7 +9,7 @@ import zlib
 import pytest
 from aiohttp import web
 
-from bot.links import LinkFailure, LinkPage, read_links
+from bot.capabilities.reading.links import LinkFailure, LinkPage, read_links
 from tests.links.servers import PageServer, policy_with
 
 MB = 1024 * 1024

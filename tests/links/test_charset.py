@@ -12,9 +12,9 @@ import re
 
 import pytest
 
-from bot.links import LinkPage, read_links
-from bot.links.charset import text_codec
-from bot.question.links import linked_content
+from bot.capabilities.reading.linked import linked_content
+from bot.capabilities.reading.links import LinkPage, read_links
+from bot.capabilities.reading.links.charset import text_codec
 from providers.i18n import t
 from tests.links.servers import PageServer, policy_with
 

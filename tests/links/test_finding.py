@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.links import find_links
+from bot.capabilities.reading.links import find_links
 
 
 def test_plain_and_suppressed_links_in_order():

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
-from bot.links import LinkDocument, LinkPage, framed_document, framed_page
-from bot.links.framing import CLOSE, CLOSE_DOCUMENT, CUT_MARK, OPEN, OPEN_DOCUMENT
+from bot.capabilities.reading.links import LinkDocument, LinkPage, framed_document, framed_page
+from bot.capabilities.reading.links.framing import (
+    CLOSE,
+    CLOSE_DOCUMENT,
+    CUT_MARK,
+    OPEN,
+    OPEN_DOCUMENT,
+)
 from providers.openai_compat.request import user_content
 from providers.types import DocumentPart, TextPart
 

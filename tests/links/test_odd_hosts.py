@@ -11,8 +11,8 @@ import aiohttp
 import pytest
 import yarl
 
-from bot.links import LinkFailure, read_links
-from bot.links.fetch import open_session
+from bot.capabilities.reading.links import LinkFailure, read_links
+from bot.capabilities.reading.links.fetch import open_session
 from providers.http_transport import connection_refusal
 from tests.links.servers import INTERNAL, PUBLIC_STAND_IN, PageServer, policy_with
 from tests.support.data_odd_hosts import spellings

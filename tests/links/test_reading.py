@@ -10,9 +10,9 @@ import time
 
 import pytest
 
-from bot.links import LinkDocument, LinkFailure, LinkPage, read_links
-from bot.links import extract as extract_module
-from bot.links.fetch import USER_AGENT
+from bot.capabilities.reading.links import LinkDocument, LinkFailure, LinkPage, read_links
+from bot.capabilities.reading.links import extract as extract_module
+from bot.capabilities.reading.links.fetch import USER_AGENT
 from bot.readers.pool import reader_pool
 from tests.links.servers import ARTICLE_HTML, TINY_PDF, PageServer, policy_with
 
@@ -130,7 +130,7 @@ async def test_page_text_never_reaches_the_log(public, caplog):
     forged = public.url("/forged%0AERROR%20fake%20line")
     await read_links(f"{public.url('/ok')} {forged} http://10.0.0.1/\u202eevil", policy_with())
     assert "SECRET-PAGE-WORDS" not in caplog.text
-    lines = [r.getMessage() for r in caplog.records if r.name.startswith("bot.links")]
+    lines = [r.getMessage() for r in caplog.records if r.name.startswith("bot.capabilities.reading.links")]
     assert len(lines) == 2 and all("\n" not in line and "\u202e" not in line for line in lines)
     assert any("private_address" in line for line in lines)
 

@@ -12,8 +12,8 @@ import ipaddress
 import pytest
 from aiohttp import web
 
-from bot.links import LinkFailure, LinkPage, LinkPolicy, read_links
-from bot.links.policy import LinkPolicy as PolicyClass
+from bot.capabilities.reading.links import LinkFailure, LinkPage, LinkPolicy, read_links
+from bot.capabilities.reading.links.policy import LinkPolicy as PolicyClass
 from tests.links.servers import INTERNAL, PUBLIC_STAND_IN, PageServer, policy_with
 
 SECRET = "<html><head><title>Internal</title></head><body><p>the internal secret page</p></body></html>"

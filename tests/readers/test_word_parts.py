@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.question.attachment_files import UnreadableFile
-from bot.question.office_files import docx_text, xlsx_text
+from bot.capabilities.reading.attachment_files import UnreadableFile
+from bot.capabilities.reading.office_files import docx_text, xlsx_text
 from tests.attachments.document_fixtures import xlsx_bytes
 from tests.readers.packages import word_package
 

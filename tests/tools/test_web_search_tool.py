@@ -13,12 +13,17 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from bot.search import SearchFailed, SearchLog, SearchService, search_service
-from bot.search.brave import BraveSearch
-from bot.search.framing import UNAVAILABLE, framed_results
-from bot.search.results import MAX_RESULTS, SNIPPET_LIMIT, SearchResult
-from bot.search.searxng import SearxngSearch
-from bot.search.tavily import TavilySearch
+from bot.capabilities.web_search.service import (
+    SearchFailed,
+    SearchLog,
+    SearchService,
+    search_service,
+)
+from bot.capabilities.web_search.service.brave import BraveSearch
+from bot.capabilities.web_search.service.framing import UNAVAILABLE, framed_results
+from bot.capabilities.web_search.service.results import MAX_RESULTS, SNIPPET_LIMIT, SearchResult
+from bot.capabilities.web_search.service.searxng import SearxngSearch
+from bot.capabilities.web_search.service.tavily import TavilySearch
 from bot.settings import load_settings
 from bot.tools import ToolContext, ToolLoop, default_registry, execute_calls
 from providers.adapter import create_adapter, normalized_stream

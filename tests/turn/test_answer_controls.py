@@ -18,9 +18,9 @@ from typing import Any
 from sqlalchemy import update
 
 from bot.capabilities.listening.settings import LISTENING
+from bot.capabilities.listening.storage import set_listen_channel
 from bot.db.models import AnswerRecord
 from bot.repo.capability_settings import set_values
-from bot.repo.listening import set_listen_channel
 from providers.i18n import t
 from tests.support.check_answers import INDICATOR
 from tests.support.data_openai import openai_events, openai_stream

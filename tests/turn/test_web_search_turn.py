@@ -14,6 +14,8 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
+from bot.capabilities.web_search.answer import AnswerSearch
+from bot.capabilities.web_search.notes import search_notes
 from bot.capabilities.web_search.settings import WEB_SEARCH
 from bot.db.models import SearchDay, UsageDay
 from bot.repo.capability_settings import set_values
@@ -21,9 +23,7 @@ from bot.repo.keys import add_server_key
 from bot.repo.servers import set_text_model
 from bot.repo.usage import set_limits
 from bot.tools.builtin import SEARCHES_USED_UP
-from bot.turn.context import TurnContext
-from bot.turn.notices import search_notes
-from bot.turn.search import AnswerSearch
+from bot.turn.seams import TurnEnding
 from providers import ChatRequest, Message, WebSearch, create_adapter, normalized_stream
 from providers.i18n import t
 from providers.types import Source
@@ -121,7 +121,7 @@ async def test_each_native_familys_citations_give_the_sources_line(provider_serv
     finally:
         await adapter.aclose()
     search = no_limits()
-    await search_notes(TurnContext(1, 2, 3, "en", screen), delivery, result, search)
+    await search_notes(TurnEnding("en", delivery, result), search)
     assert result.sources == expected  # each URL once, in citation order, with its title
     last = screen.shown[max(screen.shown)]
     line = last.rsplit("\n\n", 1)[1]

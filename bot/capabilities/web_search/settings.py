@@ -6,6 +6,7 @@ model can search neither by itself nor through the bot's search service."""
 from __future__ import annotations
 
 from bot.capabilities.declared import Place, Said, Setting, SettingsDeclaration, Values
+from bot.capabilities.web_search.answer import search_reach
 from bot.repo.routes import resolve_server_route
 
 DEFAULT_MAX_SEARCHES = 3
@@ -19,9 +20,8 @@ async def model_that_cannot_search(place: Place) -> str | None:
     if not route.chain:
         return None
     first = route.chain[0]
-    if place.capabilities(first).searches_natively or place.operator.SEARCH_BACKEND is not None:
-        return None
-    return first.model
+    reach = search_reach(True, place.capabilities(first), place.operator.SEARCH_BACKEND is not None)
+    return first.model if reach == "none" else None
 
 
 async def replied(values: Values, place: Place) -> list[Said]:
