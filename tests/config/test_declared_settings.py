@@ -76,7 +76,7 @@ async def test_a_value_stored_out_of_bounds_reads_as_its_default(sessions):
         row = await session.get(CapabilitySettings, (GUILD, "web_search"))
         row.settings = {"web_search": True, "max_searches": 40}  # written by some other bot
     async with sessions() as session:
-        assert await read_values(session, WEB_SEARCH, GUILD) == {"web_search": True, "max_searches": 3}
+        assert await read_values(session, WEB_SEARCH, GUILD) == {**WEB_SEARCH.defaults(), "web_search": True}
         everything = await read_server_values(session, DECLARATIONS, GUILD)
     assert everything.value("web_search", "max_searches") == 3 and everything.value("reading", "read_links") is True
 
@@ -92,7 +92,8 @@ async def test_two_processes_changing_two_settings_at_once_keep_both(engine_fact
 
     await asyncio.gather(write(first, {"web_search": True}), write(second, {"max_searches": 9}))
     async with first() as session:
-        assert await read_values(session, WEB_SEARCH, GUILD) == {"web_search": True, "max_searches": 9}
+        assert await read_values(session, WEB_SEARCH, GUILD) == {**WEB_SEARCH.defaults(), "web_search": True,
+                                                                   "max_searches": 9}
 
 
 async def test_settings_subcommands_come_from_the_declarations_within_discords_limit(fake_discord, bot_factory):

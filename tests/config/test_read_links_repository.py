@@ -45,7 +45,7 @@ async def test_the_switch_keeps_the_servers_other_settings(sessions):
     async with sessions() as session, session.begin():
         await set_values(session, GUILD, WEB_SEARCH, {"web_search": False})
     async with sessions() as session:
-        assert await read_values(session, WEB_SEARCH, GUILD) == {"web_search": False, "max_searches": 6}
+        assert await read_values(session, WEB_SEARCH, GUILD) == {**WEB_SEARCH.defaults(), "max_searches": 6}
         assert await read_links(session, GUILD) is False
 
 

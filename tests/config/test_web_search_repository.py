@@ -43,7 +43,8 @@ TWO_A_DAY = Limits(searches_per_day=2)
 
 
 def on(**values) -> dict:
-    return {"web_search": False, "max_searches": 3, **values}
+    """Web search's declared values: the defaults (off, 3 per answer), but for `values`."""
+    return {**WEB_SEARCH.defaults(), **values}
 
 
 async def test_the_switch_is_off_until_set_and_keeps_its_number(sessions):
