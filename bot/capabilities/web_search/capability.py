@@ -31,7 +31,8 @@ class WebSearch:
         search = AnswerSearch(server.max_searches if server is not None else DEFAULT_MAX_SEARCHES,
                               allowed=lambda paid_by: may_search(sessions, guild_id, asker, limits, paid_by),
                               left=lambda paid_by: searches_left(sessions, guild_id, asker, limits, paid_by))
-        return SearchPart(search, joining)
+        line = server is None or bool(server.settings.value("web_search", "sources_line"))
+        return SearchPart(search, joining, line)
 
 
 @dataclass
@@ -40,6 +41,7 @@ class SearchPart(AnswerPart):
 
     search: AnswerSearch
     joining: Joining
+    sources_line: bool = True  # `/settings sources-line`: off, the answer ends without it
 
     def tools(self, loop: ToolLoop) -> ToolLoop:
         """The bot's `web_search` tool when the operator named a search service (a native
@@ -55,7 +57,7 @@ class SearchPart(AnswerPart):
         return await self.search.request_for(request, capabilities, paid_by)
 
     async def after(self, ending: TurnEnding) -> None:
-        await search_notes(ending, self.search)
+        await search_notes(ending, self.search, self.sources_line)
 
     async def books(self, ended: Ended) -> None:
         """The provider's own searches count in the member's day (the bot's own were

@@ -1,6 +1,7 @@
 """What an answer that may have searched says under it: its sources (the line, and the
-Sources button when there are more), and a note when a search failed or was refused, so
-a reader knows the answer is not grounded on the web."""
+Sources button when there are more; neither where the server turned the line off), and a
+note when a search failed or was refused, so a reader knows the answer is not grounded
+on the web."""
 
 from __future__ import annotations
 
@@ -15,16 +16,17 @@ from stream.sink import answer_ending
 from stream.sources import sources_line
 
 
-async def search_notes(ending: TurnEnding, search: AnswerSearch) -> None:
+async def search_notes(ending: TurnEnding, search: AnswerSearch, show_sources: bool = True) -> None:
     """The sources and notes under the answer; its queries and bot-side searches go into
-    the result, for the thought log and usage."""
+    the result, for the thought log and usage (and its sources, for the answer's record,
+    also without the line)."""
     result, delivery, locale = ending.result, ending.delivery, ending.locale
     result.sources = answer_sources(result.sources, search.log.sources, delivery.full_text)
     result.searches = [*result.searches, *(query for query in search.log.queries if query)]
     search.native_searches = result.usage.searches or 0 if result.usage is not None else 0
     if search.bot_searches:
         result.usage = (result.usage or Usage()) + Usage(searches=search.bot_searches)
-    if result.sources and delivery.messages:
+    if result.sources and delivery.messages and show_sources:
         line = sources_line(result.sources, t("chat.search.sources", locale))
         with answer_ending(dataclasses.replace(ending_of(result), sources=len(result.sources))):
             await delivery.add_note(line)

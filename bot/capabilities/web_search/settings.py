@@ -1,6 +1,7 @@
 """Web search's per-server settings: the switch, off until a manager turns it on (each
 search costs the server and shows the model pages of the open web), and the searches
-one answer may run. The reply and the /status line say plainly when the server's first
+one answer may run, and whether a grounded answer ends with its sources line (on unless a
+manager turns it off). The reply and the /status line say plainly when the server's first
 model can search neither by itself nor through the bot's search service."""
 
 from __future__ import annotations
@@ -48,4 +49,5 @@ WEB_SEARCH = SettingsDeclaration("web_search", (
     Setting("web_search", bool, False, reply=replied, status=shown),
     Setting("max_searches", int, DEFAULT_MAX_SEARCHES, 1, MAX_SEARCHES, option="max_searches",
             part_of="web_search"),
+    Setting("sources_line", bool, True),
 ))
