@@ -26,6 +26,7 @@ Parameter = inspect.Parameter
 
 
 def place(cog: ConfigCog, session: AsyncSession, guild_id: int | None) -> Place:
+    """What a setting's hooks may look at, from the cog's bot."""
     return Place(session, guild_id, cog.bot.settings, cog.bot.access.capabilities)
 
 
@@ -38,6 +39,8 @@ def add_declared(group: app_commands.Group, declarations: Iterable[SettingsDecla
 
 
 def subcommand(declaration: SettingsDeclaration, setting: Setting) -> app_commands.Command:
+    """`/settings <name>`: the setting's option (required) and those of the settings that
+    are part of it (optional: left out, their stored value is kept)."""
     if setting.changed_by != "manage_guild":
         raise TypeError(f"{setting.name}: /settings holds Manage Server settings only")
     options = [setting, *(s for s in declaration.settings if s.part_of == setting.name)]
