@@ -245,7 +245,7 @@ def decode_cost(image: Image.Image, data: bytes, full_size: tuple[int, int]) -> 
     header. Stages: the load; the full-size colour conversion; the resize (Pillow's
     premultiplied copy of an image with alpha, its reduce to within `REDUCING_GAP` of the
     output, its one-pass intermediate and the output); the turn upright and the encoded
-    file. Measured against Pillow 13 / libwebp 1.6; `tests/attachments/test_image_decoding.py`
+    file. Measured against Pillow 13 / libwebp 1.6; `tests/capabilities/reading/attachments/test_image_decoding.py`
     checks it against a fresh process's peak memory."""
     width, height = image.size
     pixels = width * height

@@ -14,7 +14,7 @@ from bot.capabilities.reading.links import LinkDocument, LinkFailure, LinkPage, 
 from bot.capabilities.reading.links import extract as extract_module
 from bot.capabilities.reading.links.fetch import USER_AGENT
 from bot.readers.pool import reader_pool
-from tests.links.servers import ARTICLE_HTML, TINY_PDF, PageServer, policy_with
+from tests.capabilities.reading.links.servers import ARTICLE_HTML, TINY_PDF, PageServer, policy_with
 
 
 @pytest.fixture

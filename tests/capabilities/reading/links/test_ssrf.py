@@ -14,7 +14,12 @@ from aiohttp import web
 
 from bot.capabilities.reading.links import LinkFailure, LinkPage, LinkPolicy, read_links
 from bot.capabilities.reading.links.policy import LinkPolicy as PolicyClass
-from tests.links.servers import INTERNAL, PUBLIC_STAND_IN, PageServer, policy_with
+from tests.capabilities.reading.links.servers import (
+    INTERNAL,
+    PUBLIC_STAND_IN,
+    PageServer,
+    policy_with,
+)
 
 SECRET = "<html><head><title>Internal</title></head><body><p>the internal secret page</p></body></html>"
 

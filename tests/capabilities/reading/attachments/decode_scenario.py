@@ -1,5 +1,5 @@
 """One question with images, through the real bot, in a fresh process that measures what
-it costs the others: `python -m tests.attachments.decode_scenario <files dir> <out.json>`.
+it costs the others: `python -m tests.capabilities.reading.attachments.decode_scenario <files dir> <out.json>`.
 
 A member in another channel is mid-answer (a trickled stream) when the question with
 every file of `<files dir>` arrives. From then until its answer shows, a ticker on the

@@ -8,7 +8,7 @@ import io
 import zipfile
 import zlib
 
-from tests.attachments.document_fixtures import pdf_of, xlsx_bytes
+from tests.capabilities.reading.attachments.document_fixtures import pdf_of, xlsx_bytes
 
 
 def form_bomb_pdf(invocations: int = 1_000_000) -> bytes:

@@ -1,5 +1,5 @@
 """The peak memory of decoding one image file, in a fresh process, next to what
-`decode_cost` said it would be: `python -m tests.attachments.decode_peak <file>` prints
+`decode_cost` said it would be: `python -m tests.capabilities.reading.attachments.decode_peak <file>` prints
 `{"cost": bytes, "peak": bytes}`.
 
 The peak is `VmHWM` (reset through `/proc/self/clear_refs` after the file is read) less
@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from bot.capabilities.reading.attachment_files import decode_opened, open_image
-from tests.attachments.decode_scenario import _reset_peak_memory, _status_bytes
+from tests.capabilities.reading.attachments.decode_scenario import _reset_peak_memory, _status_bytes
 
 
 def main() -> None:

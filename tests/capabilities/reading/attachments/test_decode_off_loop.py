@@ -21,7 +21,7 @@ from typing import Any
 
 from PIL import Image
 
-from tests.attachments.test_attachments_e2e import (
+from tests.capabilities.reading.attachments.test_attachments_e2e import (
     ask_with,
     images_sent,
     notes,
@@ -32,7 +32,7 @@ from tests.support.drive_discord_client import running_bot
 from tests.support.fake_discord_server import FakeDiscord, UserFile
 from tests.support.fake_provider_server import ProviderReplayServer
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[4]
 STALL_BOUND_MS = 100
 EXTRA_MEMORY_BOUND_MB = 100
 RUNS = 3
@@ -53,7 +53,7 @@ def webps(folder: Path, name: str, side: int) -> Path:
 
 
 def run_scenario(files: Path, out: Path) -> dict[str, Any]:
-    subprocess.run([sys.executable, "-m", "tests.attachments.decode_scenario", str(files), str(out)],
+    subprocess.run([sys.executable, "-m", "tests.capabilities.reading.attachments.decode_scenario", str(files), str(out)],
                    cwd=ROOT, check=True, timeout=240, capture_output=True)
     return json.loads(out.read_text())
 

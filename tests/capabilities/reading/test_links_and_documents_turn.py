@@ -15,7 +15,7 @@ import pytest
 from aiohttp import web
 
 from providers.i18n import t
-from tests.attachments.document_fixtures import pdf_bytes
+from tests.capabilities.reading.attachments.document_fixtures import pdf_bytes
 from tests.support.data_openai import openai_stream
 from tests.support.drive_discord_client import running_bot
 from tests.support.env_bot_config import configure_server

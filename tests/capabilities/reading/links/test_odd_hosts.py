@@ -14,7 +14,12 @@ import yarl
 from bot.capabilities.reading.links import LinkFailure, read_links
 from bot.capabilities.reading.links.fetch import open_session
 from providers.http_transport import connection_refusal
-from tests.links.servers import INTERNAL, PUBLIC_STAND_IN, PageServer, policy_with
+from tests.capabilities.reading.links.servers import (
+    INTERNAL,
+    PUBLIC_STAND_IN,
+    PageServer,
+    policy_with,
+)
 from tests.support.data_odd_hosts import spellings
 
 SECRET = "<html><body><p>the internal secret page</p></body></html>"

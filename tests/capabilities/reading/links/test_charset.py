@@ -16,7 +16,7 @@ from bot.capabilities.reading.linked import linked_content
 from bot.capabilities.reading.links import LinkPage, read_links
 from bot.capabilities.reading.links.charset import text_codec
 from providers.i18n import t
-from tests.links.servers import PageServer, policy_with
+from tests.capabilities.reading.links.servers import PageServer, policy_with
 
 BOGUS = ["hex", "base64", "zip", "rot13", "idna", "undefined", "punycode", "x-nonsense", '"<@everyone> **x**"']
 FRENCH = "Crème brûlée à la carte, servie chaude au café du coin, avec une façade naïve. " * 8

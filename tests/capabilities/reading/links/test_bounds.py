@@ -10,7 +10,7 @@ import pytest
 from aiohttp import web
 
 from bot.capabilities.reading.links import LinkFailure, LinkPage, read_links
-from tests.links.servers import PageServer, policy_with
+from tests.capabilities.reading.links.servers import PageServer, policy_with
 
 MB = 1024 * 1024
 

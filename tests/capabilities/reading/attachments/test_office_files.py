@@ -18,7 +18,11 @@ from bot.capabilities.reading.office_files import (
     docx_text,
     xlsx_text,
 )
-from tests.attachments.document_fixtures import docx_bytes, with_member, xlsx_bytes
+from tests.capabilities.reading.attachments.document_fixtures import (
+    docx_bytes,
+    with_member,
+    xlsx_bytes,
+)
 
 SHEET_HEAD = b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
 SHEET_TAIL = b"</sheetData></worksheet>"

@@ -26,9 +26,14 @@ from bot.readers.pool import (
     stop_readers,
 )
 from providers.i18n import t
-from tests.attachments.document_fixtures import pdf_bytes
-from tests.attachments.hostile_files import attribute_page, form_bomb_pdf, heavy_docx, heavy_xlsx
-from tests.attachments.test_pdf_switch import FakeAttachment, FakeMessage
+from tests.capabilities.reading.attachments.document_fixtures import pdf_bytes
+from tests.capabilities.reading.attachments.hostile_files import (
+    attribute_page,
+    form_bomb_pdf,
+    heavy_docx,
+    heavy_xlsx,
+)
+from tests.capabilities.reading.attachments.test_pdf_switch import FakeAttachment, FakeMessage
 
 STALL_BOUND_S = 0.050
 RUNS = 3  # wall time on a shared host: the bound must hold on one of three runs

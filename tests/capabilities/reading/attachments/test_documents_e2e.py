@@ -7,15 +7,20 @@ import base64
 
 import pytest
 
-from tests.attachments.document_fixtures import (
+from tests.capabilities.reading.attachments.document_fixtures import (
     DOCX_TYPE,
     XLSX_TYPE,
     docx_bytes,
     pdf_bytes,
     xlsx_bytes,
 )
-from tests.attachments.test_attachments_e2e import last_turn, notes, run_question, texts_sent
-from tests.attachments.test_office_files import huge_xlsx, zip_bomb_docx
+from tests.capabilities.reading.attachments.test_attachments_e2e import (
+    last_turn,
+    notes,
+    run_question,
+    texts_sent,
+)
+from tests.capabilities.reading.attachments.test_office_files import huge_xlsx, zip_bomb_docx
 from tests.support.fake_discord_server import FakeDiscord, UserFile
 from tests.support.fake_provider_server import ProviderReplayServer
 

@@ -16,12 +16,12 @@ from sqlalchemy import func, select
 
 from bot.capabilities.web_search.answer import AnswerSearch
 from bot.capabilities.web_search.notes import search_notes
+from bot.capabilities.web_search.tool import SEARCHES_USED_UP
 from bot.db.models import SearchDay, UsageDay
 from bot.repo.keys import add_server_key
 from bot.repo.servers import set_text_model
 from bot.repo.usage import set_limits
 from bot.repo.web_search import set_web_search
-from bot.tools.builtin import SEARCHES_USED_UP
 from bot.turn.seams import TurnEnding
 from providers import ChatRequest, Message, WebSearch, create_adapter, normalized_stream
 from providers.i18n import t

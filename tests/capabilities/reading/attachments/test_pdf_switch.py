@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from bot.capabilities.reading.attachments import Gathered, gather_message, notes_text
 from providers.types import DocumentPart, TextPart
-from tests.attachments.document_fixtures import encrypted, pdf_bytes
+from tests.capabilities.reading.attachments.document_fixtures import encrypted, pdf_bytes
 
 _ids = itertools.count(1)
 

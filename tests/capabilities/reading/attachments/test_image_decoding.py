@@ -22,9 +22,9 @@ from bot.capabilities.reading.attachment_files import (
     prepare_image,
 )
 from bot.capabilities.reading.images import ByteBudget, decode_image
-from tests.attachments.test_decode_off_loop import encoded
+from tests.capabilities.reading.attachments.test_decode_off_loop import encoded
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[4]
 
 
 def test_a_webp_of_2000_pixels_a_side_is_as_large_as_one_decode_may_be() -> None:
@@ -35,7 +35,7 @@ def test_a_webp_of_2000_pixels_a_side_is_as_large_as_one_decode_may_be() -> None
 
 
 def peak_of(path: Path) -> dict[str, int]:
-    done = subprocess.run([sys.executable, "-m", "tests.attachments.decode_peak", str(path)], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "tests.capabilities.reading.attachments.decode_peak", str(path)], cwd=ROOT,
                           check=True, timeout=120, capture_output=True, text=True)
     return json.loads(done.stdout)
 

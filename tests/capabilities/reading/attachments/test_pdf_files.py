@@ -14,7 +14,7 @@ from bot.capabilities.reading.pdf_files import (
     read_pdf,
 )
 from providers.types import DocumentPart
-from tests.attachments.document_fixtures import encrypted, pdf_bytes
+from tests.capabilities.reading.attachments.document_fixtures import encrypted, pdf_bytes
 
 PAGES = ["Cover page.", "Contents.", "The third page says the treaty was signed in 1648.",
          "Appendix A.", "Index."]

@@ -24,6 +24,7 @@ from bot.capabilities.web_search.service.framing import UNAVAILABLE, framed_resu
 from bot.capabilities.web_search.service.results import MAX_RESULTS, SNIPPET_LIMIT, SearchResult
 from bot.capabilities.web_search.service.searxng import SearxngSearch
 from bot.capabilities.web_search.service.tavily import TavilySearch
+from bot.capabilities.web_search.tool import search_tool
 from bot.settings import load_settings
 from bot.tools import ToolContext, ToolLoop, default_registry, execute_calls
 from providers.adapter import create_adapter, normalized_stream
@@ -204,7 +205,7 @@ def test_results_are_framed_as_data_and_cannot_forge_the_frame() -> None:
 
 def test_web_search_is_offered_only_with_a_search_service(fake: FakeSearchService) -> None:
     assert "web_search" not in default_registry().names()
-    with_search = default_registry(search=SearchService(SearxngSearch(fake.url, LOOPBACK_OK)))
+    with_search = default_registry(search_tool(SearchService(SearxngSearch(fake.url, LOOPBACK_OK))))
     assert with_search.names()[-1] == "web_search"
     [spec] = [s for s in with_search.specs() if s.name == "web_search"]
     assert spec.parameters["required"] == ["query"]
@@ -212,7 +213,7 @@ def test_web_search_is_offered_only_with_a_search_service(fake: FakeSearchServic
 
 async def test_the_tool_records_queries_sources_and_failures_in_the_answer_log(fake: FakeSearchService) -> None:
     service = SearchService(SearxngSearch(fake.url, LOOPBACK_OK))
-    registry, log = default_registry(search=service), SearchLog()
+    registry, log = default_registry(search_tool(service)), SearchLog()
     context = ToolContext(search_log=log)
     [found] = await execute_calls([FunctionCall("web_search", {"query": "first"}, id="a")], registry, context)
     fake.fail(500)
@@ -230,7 +231,7 @@ async def test_the_tool_records_queries_sources_and_failures_in_the_answer_log(f
 async def run_loop(provider: ProviderReplayServer, service: SearchService, log: SearchLog) -> Any:
     """One answer through the real adapter, run_stream and ToolLoop, into a memory sink."""
     adapter = create_adapter("custom", **connection("custom", provider.url), timeout=10)
-    loop = ToolLoop(default_registry(search=service), ToolContext(search_log=log))
+    loop = ToolLoop(default_registry(search_tool(service)), ToolContext(search_log=log))
     request = loop.with_tools(ChatRequest(messages=[Message("user", "What happened today?")]))
     delivery = MessageDelivery(MemorySink(VirtualClock()))
     interrupt = Interrupt()

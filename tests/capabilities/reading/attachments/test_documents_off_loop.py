@@ -7,7 +7,7 @@ import os
 
 from bot.capabilities.reading.documents import read_office, read_pdf_off_loop, run_reader
 from bot.readers.pool import reader_pool
-from tests.attachments.document_fixtures import docx_bytes, pdf_bytes
+from tests.capabilities.reading.attachments.document_fixtures import docx_bytes, pdf_bytes
 
 STALL_BOUND_S = 0.1
 RUNS = 3
