@@ -47,15 +47,14 @@ class Admitted:
 
 
 class Admission:
-    """The checks of every question of one bot (`admission(question)`); None: not answered
-    (the member was told why where that is due)."""
+    """The checks of every question of one bot."""
 
     def __init__(self, services: Services) -> None:
         self.services = services
         self.throttle = RefusalThrottle()
         self._told_not_set_up = False
 
-    async def __call__(self, question: Question) -> Admitted | None:
+    async def admit(self, question: Question) -> Admitted | None:
         """Every check, in order, before anything is shown or fetched; None: not answered
         (the member was told why where that is due)."""
         if not await self._access(question):

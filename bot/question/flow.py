@@ -74,8 +74,8 @@ class Answering:
     def __init__(self, services: Services, capabilities: Sequence[Capability] = ()) -> None:
         self.services = services
         self.capabilities = tuple(capabilities)
-        self.admit = Admission(services)
-        self.prepare = Preparation(services)
+        self.admission = Admission(services)
+        self.preparation = Preparation(services)
         self.books = Books(services)
 
     async def handle(self, message: discord.Message) -> None:
@@ -85,7 +85,7 @@ class Answering:
 
     async def answer(self, question: Question) -> None:
         """Admit, join, wait, answer and keep the books of one question (a new one or `again`)."""
-        admitted = await self.admit(question)
+        admitted = await self.admission.admit(question)
         if admitted is None:
             return
         try:
@@ -161,7 +161,7 @@ class Answering:
         """The turn was granted: prepare, answer (under the turn's one deadline), keep the
         books; the answer, for what comes after its turn (none: nothing was answered)."""
         answer = admitted.answer
-        prepared = await self.prepare(question, admitted)
+        prepared = await self.preparation.prepare_answer(question, admitted)
         if prepared is None or answer.interrupt.is_set():  # nothing was shown yet
             if answer.interrupt.reason == "shutdown":
                 await question.reply("chat.bot_restarting")

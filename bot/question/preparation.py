@@ -45,14 +45,13 @@ class Prepared:
 
 
 class Preparation:
-    """Prepares every answer of one bot (`preparation(question, admitted)`); None: the
-    answer was interrupted (the caller says why) or overran (the member was told here)."""
+    """Prepares every answer of one bot."""
 
     def __init__(self, services: Services) -> None:
         self.services = services
         self.threads = ThreadOpener()
 
-    async def __call__(self, question: Question, admitted: Admitted) -> Prepared | None:
+    async def prepare_answer(self, question: Question, admitted: Admitted) -> Prepared | None:
         """The preparation, ended the moment the answer is interrupted (None: the caller says why)
         or when it overruns its deadline and grace (None: the member is told here)."""
         seconds, answer = prepare_seconds(self.services.settings), admitted.answer
