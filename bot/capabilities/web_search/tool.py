@@ -1,6 +1,7 @@
 """The bot's `web_search` tool, for routes whose model does not search itself: the
 operator's search service (SearXNG, Brave or Tavily, reached under the custom endpoints'
-address rules), asked within the answer's bound and the member's day."""
+address rules). Bound to one answer's search (`bound_to`), it asks within the answer's
+bound and the member's day and records what it found for the notes after the answer."""
 
 from __future__ import annotations
 
@@ -8,9 +9,9 @@ import functools
 
 from pydantic import BaseModel, Field
 
-from bot.capabilities.web_search.answer import WEB_SEARCH_TOOL
+from bot.capabilities.web_search.answer import WEB_SEARCH_TOOL, AnswerSearch
 from bot.capabilities.web_search.service.service import SearchService
-from bot.tools.registry import Tool, ToolContext
+from bot.tools.registry import Tool, ToolContext, ToolRegistry
 
 SEARCHES_USED_UP = ("No more web searches are available for this answer. Answer from the results you have "
                     "and what you know, and tell the reader the answer may not be fully grounded in search results.")
@@ -23,14 +24,21 @@ class WebSearchArgs(BaseModel):
                        description="What to search the web for, as you would type it into a search engine.")
 
 
-async def web_search(args: WebSearchArgs, context: ToolContext, *, service: SearchService) -> str:
+async def web_search(args: WebSearchArgs, _context: ToolContext, *, service: SearchService,
+                     search: AnswerSearch | None = None) -> str:
     """Search results framed as untrusted data, or a line saying search is unavailable (a
     failed search never fails the answer); the outcome goes to the answer's search log."""
-    if context.may_search is not None and not await context.may_search():
+    if search is not None and not await search.may_search():
         return SEARCHES_USED_UP
-    return await service.run(args.query, context.search_log)
+    return await service.run(args.query, search.log if search is not None else None)
 
 
 def search_tool(service: SearchService) -> Tool:
-    """The tool, bound to the operator's service."""
+    """The tool on the operator's service, bound to no answer (no bound, nothing recorded)."""
     return Tool(WEB_SEARCH_TOOL, WEB_SEARCH_DESCRIPTION, WebSearchArgs, functools.partial(web_search, service=service))
+
+
+def bound_to(registry: ToolRegistry, search: AnswerSearch) -> ToolRegistry:
+    """`registry` with its `web_search` tool bound to one answer's search."""
+    tool = registry.get(WEB_SEARCH_TOOL)
+    return registry if tool is None else registry.rebound(WEB_SEARCH_TOOL, functools.partial(tool.run, search=search))

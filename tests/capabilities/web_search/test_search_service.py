@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
+from bot.capabilities.web_search.answer import AnswerSearch
 from bot.capabilities.web_search.service import (
     SearchFailed,
-    SearchLog,
     SearchService,
     search_service,
 )
@@ -24,7 +24,7 @@ from bot.capabilities.web_search.service.framing import UNAVAILABLE, framed_resu
 from bot.capabilities.web_search.service.results import MAX_RESULTS, SNIPPET_LIMIT, SearchResult
 from bot.capabilities.web_search.service.searxng import SearxngSearch
 from bot.capabilities.web_search.service.tavily import TavilySearch
-from bot.capabilities.web_search.tool import search_tool
+from bot.capabilities.web_search.tool import bound_to, search_tool
 from bot.settings import load_settings
 from bot.tools import ToolContext, ToolLoop, default_registry, execute_calls
 from providers.adapter import create_adapter, normalized_stream
@@ -213,8 +213,8 @@ def test_web_search_is_offered_only_with_a_search_service(fake: FakeSearchServic
 
 async def test_the_tool_records_queries_sources_and_failures_in_the_answer_log(fake: FakeSearchService) -> None:
     service = SearchService(SearxngSearch(fake.url, LOOPBACK_OK))
-    registry, log = default_registry(search_tool(service)), SearchLog()
-    context = ToolContext(search_log=log)
+    search = unbounded_search()
+    registry, log, context = bound_to(default_registry(search_tool(service)), search), search.log, ToolContext()
     [found] = await execute_calls([FunctionCall("web_search", {"query": "first"}, id="a")], registry, context)
     fake.fail(500)
     [failed] = await execute_calls([FunctionCall("web_search", {"query": "second"}, id="b")], registry, context)
@@ -228,10 +228,21 @@ async def test_the_tool_records_queries_sources_and_failures_in_the_answer_log(f
     assert [o.failed for o in log.outcomes] == [False, True]
 
 
-async def run_loop(provider: ProviderReplayServer, service: SearchService, log: SearchLog) -> Any:
+def unbounded_search() -> AnswerSearch:
+    """An answer's search with no bound that counts: the member may always search."""
+    async def allowed(_paid_by: str) -> bool:
+        return True
+
+    async def left(_paid_by: str) -> int | None:
+        return None
+
+    return AnswerSearch(100, allowed, left)
+
+
+async def run_loop(provider: ProviderReplayServer, service: SearchService, search: AnswerSearch) -> Any:
     """One answer through the real adapter, run_stream and ToolLoop, into a memory sink."""
     adapter = create_adapter("custom", **connection("custom", provider.url), timeout=10)
-    loop = ToolLoop(default_registry(search_tool(service)), ToolContext(search_log=log))
+    loop = ToolLoop(bound_to(default_registry(search_tool(service)), search))
     request = loop.with_tools(ChatRequest(messages=[Message("user", "What happened today?")]))
     delivery = MessageDelivery(MemorySink(VirtualClock()))
     interrupt = Interrupt()
@@ -254,8 +265,9 @@ async def test_the_model_gets_framed_results_through_the_tool_loop(fake: FakeSea
     async with ProviderReplayServer() as provider:
         provider.enqueue(tool_call_stream("web_search", '{"query": "news today"}'),
                          openai_stream("Here is the news [1]."))
-        log = SearchLog()
-        result = await run_loop(provider, SearchService(SearxngSearch(fake.url, LOOPBACK_OK)), log)
+        search = unbounded_search()
+        log = search.log
+        result = await run_loop(provider, SearchService(SearxngSearch(fake.url, LOOPBACK_OK)), search)
     assert result.status == "completed" and result.text == "Here is the news [1]."
     first, second = (r.json for r in provider.requests)
     assert "web_search" in [t["function"]["name"] for t in first["tools"]]
@@ -273,8 +285,9 @@ async def test_a_failing_search_service_is_told_to_the_model_and_the_answer_comp
     async with ProviderReplayServer() as provider:
         provider.enqueue(tool_call_stream("web_search", '{"query": "news today"}'),
                          openai_stream("I could not search the web; from memory: nothing new."))
-        log = SearchLog()
-        result = await run_loop(provider, SearchService(SearxngSearch(fake.url, LOOPBACK_OK)), log)
+        search = unbounded_search()
+        log = search.log
+        result = await run_loop(provider, SearchService(SearxngSearch(fake.url, LOOPBACK_OK)), search)
     assert result.status == "completed" and result.text.startswith("I could not search the web")
     assert tool_result(provider.requests[1].json) == UNAVAILABLE
     assert log.failed and log.sources == [] and log.queries == ["news today"]
