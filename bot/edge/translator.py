@@ -6,8 +6,9 @@ locales. The lookup is strict (no English fallback), so a locale without its own
 gets no "localization" and Discord falls back to the base string.
 
 The keys follow one convention, so a command is declared by its key prefix alone
-(`localized`): `<prefix>.name` and `<prefix>.description` for a command or group, and
-`commands.param.<parameter>.name` / `.description` for each of its parameters.
+(`localized`, a group by `named`): `<prefix>.name` and `<prefix>.description` for a
+command or group, and `commands.param.<parameter>.name` / `.description` for each of its
+parameters (tests/errors/test_catalog_keys.py reads the same convention).
 """
 
 from __future__ import annotations
