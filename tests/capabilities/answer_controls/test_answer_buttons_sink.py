@@ -6,17 +6,13 @@ and its interaction requests take no slot of the global budget."""
 from __future__ import annotations
 
 import asyncio
+import re
 from typing import Any
 
 import discord
 import pytest
 
-from bot.capabilities.answer_controls.buttons import (
-    AnswerButton,
-    AnswerControls,
-    Press,
-    parse_custom_id,
-)
+from bot.capabilities.answer_controls.buttons import TEMPLATE, AnswerButton, AnswerControls, Press
 from bot.edge.budget import Departure, GlobalBudget, Priority
 from bot.edge.sink import DiscordMessageSink
 from bot.load.observability import discord_http_trace
@@ -249,9 +245,14 @@ async def test_a_press_reaches_the_bot_and_its_interaction_requests_take_no_budg
     ("ans:why:7:8", Press("why", 7, 8)),
     ("ans:nope:1:2", None), ("ans:stop:x:2", None), ("ans:stop:1:2:3", None), ("other", None),
 ])
-def test_custom_ids_parse_back_to_their_press(custom_id: str, press: Press | None) -> None:
-    assert parse_custom_id(custom_id) == press
+async def test_custom_ids_parse_back_to_their_press(custom_id: str, press: Press | None) -> None:
+    """As discord.py dispatches a press: the registered template matches the whole custom
+    id, then `from_custom_id` makes the item (the interaction is not read)."""
+    match = re.fullmatch(TEMPLATE, custom_id)
+    assert (match is None) is (press is None)
     if press is not None:
+        item = await AnswerButton.from_custom_id(None, discord.ui.Button(label="", custom_id=custom_id), match)
+        assert item.press == press
         assert press.custom_id == custom_id and len(custom_id) <= 100
 
 

@@ -20,6 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from bot.load.heap import return_large_blocks
 from tests.support.drive_discord_client import llmbot_factory, running_bot
 from tests.support.fake_discord_server import FakeDiscord, UserFile
 from tests.support.fake_provider_server import ProviderReplayServer, Reply, Trickle
@@ -125,6 +126,7 @@ async def measure(files: list[UserFile], workdir: Path) -> dict[str, Any]:
 
 def main() -> None:
     files_dir, out = Path(sys.argv[1]), Path(sys.argv[2])
+    return_large_blocks()  # as `python -m bot` does before start-up
     files = [UserFile(path.name, path.read_bytes(), "image/webp" if path.suffix == ".webp" else None)
              for path in sorted(files_dir.iterdir())]
     with tempfile.TemporaryDirectory() as workdir:
