@@ -9,8 +9,7 @@ pixel count and what decoding will hold at its peak (`decode_cost`: a JPEG is dr
 the scale its output needs, the other formats are decoded whole), so a small file that
 inflates to gigabytes is refused. The size comes down by Pillow's box reduce and then
 Lanczos, and the image is turned upright on the small result. `bot.capabilities.reading.images` runs this in
-worker threads within the process's decode budget; `prepare_image` is the same in the
-calling thread.
+worker threads within the process's decode budget (`open_image`, then `decode_opened`).
 """
 
 from __future__ import annotations
@@ -193,12 +192,6 @@ def decode_opened(opened: OpenedImage) -> ImagePart:
         raise UnreadableFile("too_large") from exc
     except (OSError, ValueError, SyntaxError, EOFError) as exc:
         raise UnreadableFile("unreadable") from exc
-
-
-def prepare_image(data: bytes) -> ImagePart:
-    """The image decoded, upright, downscaled and re-encoded, in the calling thread (the bot
-    decodes through `bot.capabilities.reading.images`, off the event loop and within the process's budget)."""
-    return decode_opened(open_image(data))
 
 
 def _storage(mode: str) -> int:

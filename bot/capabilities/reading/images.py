@@ -105,7 +105,7 @@ def _release_when_done(loop: asyncio.AbstractEventLoop, budget: ByteBudget, amou
 async def decode_image(data: bytes, budget: ByteBudget | None = None) -> ImagePart:
     """`data` as the image part the model gets, decoded in a worker thread once its peak
     memory is reserved from `budget` (the process's); raises `UnreadableFile` as
-    `prepare_image` does."""
+    `decode_opened` does."""
     budget = budget or DECODE_BUDGET
     loop = asyncio.get_running_loop()
     opened: OpenedImage = await loop.run_in_executor(_executor, open_image, data, budget.total)

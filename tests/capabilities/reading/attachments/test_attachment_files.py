@@ -15,10 +15,10 @@ from bot.capabilities.reading.attachment_files import (
     classify,
     decode_text,
     language_of,
-    prepare_image,
     scaled_size,
     text_block,
 )
+from tests.support.in_thread import prepare_image
 
 
 def encoded(width: int, height: int, fmt: str = "PNG", mode: str = "RGB", color=(200, 30, 30), **save) -> bytes:

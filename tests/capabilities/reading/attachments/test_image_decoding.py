@@ -19,10 +19,10 @@ from bot.capabilities.reading.attachment_files import (
     MAX_LONG_SIDE,
     UnreadableFile,
     open_image,
-    prepare_image,
 )
 from bot.capabilities.reading.images import ByteBudget, decode_image
 from tests.capabilities.reading.attachments.test_decode_off_loop import encoded
+from tests.support.in_thread import prepare_image
 
 ROOT = Path(__file__).resolve().parents[4]
 
