@@ -76,13 +76,13 @@ class CountingSink:
     def __init__(self) -> None:
         self.operations = 0
 
-    async def send(self, content: str, *, reply: bool = False) -> Any:
+    async def send(self, content: str, *, reply: bool = False, write: Any = None) -> Any:
         from stream.sink import SentMessage
 
         self.operations += 1
         return SentMessage(self.operations, 1)
 
-    async def edit(self, message: Any, content: str) -> None:
+    async def edit(self, message: Any, content: str, *, write: Any = None) -> None:
         self.operations += 1
 
     def rate_limit(self) -> None:

@@ -24,7 +24,7 @@ from providers.i18n import normalize_locale, t
 from providers.types import ProviderError, Usage
 from stream.buffer import MessageDelivery
 from stream.orchestrator import StreamResult, ending_of
-from stream.sink import EmbedSpec, SinkError, answer_ending
+from stream.sink import EmbedSpec, SinkError
 from stream.sources import sources_line
 
 log = logging.getLogger(__name__)
@@ -171,8 +171,7 @@ async def search_notes(ctx: TurnContext, delivery: MessageDelivery, result: Stre
         result.usage = (result.usage or Usage()) + Usage(searches=search.bot_searches)
     if result.sources and delivery.messages:
         line = sources_line(result.sources, t("chat.search.sources", ctx.locale))
-        with answer_ending(dataclasses.replace(ending_of(result), sources=len(result.sources))):
-            await delivery.add_note(line)
+        await delivery.add_note(line, ending=dataclasses.replace(ending_of(result), sources=len(result.sources)))
     key = "chat.search.unavailable" if search.failed else "chat.search.limit" if search.refused else None
     if key is not None and delivery.messages:
         await delivery.add_note(f"-# {t(key, ctx.locale)}")
