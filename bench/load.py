@@ -185,8 +185,9 @@ def floor_main(url: str, streams: int, interval_ms: int) -> None:
     sys.stdin.readline()  # stay alive until the parent has read this process's CPU
 
 
-async def measure_floor(url: str, streams: int, interval_ms: int) -> tuple[float, int]:
-    """(CPU seconds, chunks) of the floor reader over its read, taken from /proc."""
+async def measure_floor(url: str, streams: int, interval_ms: int = READ_INTERVAL_MS) -> tuple[float, int]:
+    """(CPU seconds, chunks) of the floor reader over its read, taken from /proc; paced at
+    the bot's read interval unless `interval_ms` says otherwise (0: unpaced)."""
     process = await asyncio.create_subprocess_exec(
         *pinned([sys.executable, __file__, "--floor-reader", "--url", url, "--streams", str(streams),
                  "--interval-ms", str(interval_ms)]),
