@@ -81,8 +81,8 @@ def _preload(*modules: str) -> None:
 
 def _bot_office(kind: str) -> Callable[[bytes, str], tuple[str, str | None]]:
     sys.path.insert(0, str(ROOT))
-    from bot.question.attachment_files import UnreadableFile
-    from bot.question.office_files import docx_text, xlsx_text
+    from bot.capabilities.reading.attachment_files import UnreadableFile
+    from bot.capabilities.reading.office_files import docx_text, xlsx_text
     reader = docx_text if kind == "docx" else xlsx_text
     _preload("lxml.etree", "openpyxl")
 
@@ -98,8 +98,8 @@ def _bot_office(kind: str) -> Callable[[bytes, str], tuple[str, str | None]]:
 def _bot_pdf() -> Callable[[bytes, str], tuple[str, str | None]]:
     sys.path.insert(0, str(ROOT))
     _preload("pypdf")
-    from bot.question.attachment_files import UnreadableFile
-    from bot.question.pdf_files import read_pdf
+    from bot.capabilities.reading.attachment_files import UnreadableFile
+    from bot.capabilities.reading.pdf_files import read_pdf
 
     def read(data: bytes, name: str) -> tuple[str, str | None]:
         try:
@@ -113,7 +113,7 @@ def _bot_pdf() -> Callable[[bytes, str], tuple[str, str | None]]:
 def _bot_html() -> Callable[[bytes, str], tuple[str, str | None]]:
     sys.path.insert(0, str(ROOT))
     _preload("trafilatura")
-    from bot.links.extract import MarkupTooComplex, _main_text
+    from bot.capabilities.reading.links.extract import MarkupTooComplex, _main_text
 
     def read(data: bytes, name: str) -> tuple[str, str | None]:
         try:

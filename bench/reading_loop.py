@@ -32,9 +32,9 @@ AT_ONCE = 2
 STALL_TARGET_MS = 50.0
 
 
-from bot.links.extract import ExtractionFailed, html_main_text  # noqa: E402 - as the bot has them at start
-from bot.question.attachment_files import UnreadableFile  # noqa: E402
-from bot.question.documents import read_office, read_pdf_off_loop  # noqa: E402
+from bot.capabilities.reading.attachment_files import UnreadableFile  # noqa: E402
+from bot.capabilities.reading.documents import read_office, read_pdf_off_loop  # noqa: E402
+from bot.capabilities.reading.links.extract import ExtractionFailed, html_main_text  # noqa: E402 - as the bot has them at start
 from bot.readers.pool import PoolConfig, start_readers, stop_readers  # noqa: E402
 
 

@@ -10,6 +10,7 @@ from discord.ext import commands
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from bot import migrate
+from bot.capabilities.web_search.answer import search_reach
 from bot.check.cooldown import Cooldown
 from bot.db.engine import engine_for
 from bot.edge.allowlist import ServingTree
@@ -26,7 +27,6 @@ from bot.repo.routes import environment_target
 from bot.settings import Settings, resolve_encryption_keys
 from bot.turn import Credentials, DatabaseCredentials, EnvironmentCredentials
 from bot.turn.access import ProviderAccess
-from bot.turn.search import search_reach
 from bot.vault import Vault
 from providers.client_pool import ClientPool
 from providers.log_safe import loggable

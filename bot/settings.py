@@ -86,7 +86,7 @@ class Settings(BaseSettings):
     DEFAULT_TEXT_BASE_URL: str | None = None
     DEFAULT_TEXT_API_KEYS: Annotated[list[SecretStr], NoDecode] = Field(default_factory=list)
     ALLOW_PRIVATE_ENDPOINTS: bool = False
-    # Bot-side web search for routes without a search of their own (bot/search/): the
+    # Bot-side web search for routes without a search of their own (bot/capabilities/web_search/service/): the
     # service, its address (required for searxng; brave and tavily default to their public
     # API) and its key (required for brave and tavily; never logged). Unset: no web_search
     # tool. The search URL reaches private addresses only with ALLOW_PRIVATE_ENDPOINTS or
@@ -222,7 +222,7 @@ class Settings(BaseSettings):
     # Web search for the operator's default route (DMs, and servers that set nothing of
     # their own); a server's managers turn it on for theirs with `/settings web-search`.
     WEB_SEARCH: bool = False
-    # Read the links in questions (bot/links/): the pages a member names reach the model as
+    # Read the links in questions (bot/capabilities/reading/links/): the pages a member names reach the model as
     # text. Off: no question's links are read, whatever a server set (`/settings read-links`
     # turns it off for one server). LINKS_ALLOW_PRIVATE lets those links reach private and
     # loopback addresses (a closed network, tests); apart from ALLOW_PRIVATE_ENDPOINTS,
@@ -397,7 +397,7 @@ def search_url_problem(url: str, *, allow_private: bool) -> str | None:
 
     A literal address is checked here with the custom endpoints' rules, so a refused one
     stops start-up instead of failing every search; a host name is checked (and pinned)
-    at each connection by the search client (`bot/search/http.py`).
+    at each connection by the search client (`bot/capabilities/web_search/service/http.py`).
     """
     try:
         parts = urlsplit(url)

@@ -19,9 +19,9 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+from bot.capabilities.web_search.answer import SearchReach
 from bot.check.samples import DOCUMENT_WORD, IMAGE_COLOUR, solid_png, word_pdf
 from bot.tools.registry import Tool, ToolContext, ToolRegistry
-from bot.turn.search import SearchReach
 from providers.model_capabilities import ModelCapabilities
 from providers.types import (
     ChatRequest,

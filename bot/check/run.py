@@ -18,6 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
+from bot.capabilities.web_search.answer import search_reach
+from bot.capabilities.web_search.service.service import SearchService, search_service
 from bot.check.probes import (
     CHECK_TOOLS,
     CheckName,
@@ -28,14 +30,12 @@ from bot.check.probes import (
     plan,
 )
 from bot.repo import KeyLease, ModelTarget
-from bot.search.service import SearchService, search_service
 from bot.settings import Settings
 from bot.tools.loop import execute_calls, history_for
 from bot.tools.registry import ToolContext
 from bot.turn.access import ProviderAccess
 from bot.turn.attempts import open_adapter, target_label
 from bot.turn.credentials import CredentialSource
-from bot.turn.search import search_reach
 from bot.usage.tokens import add_usage, counts_for
 from providers import ChatRequest, StreamAdapter, normalized_stream
 from providers.errors import classify_failure, internal_failure

@@ -16,6 +16,15 @@ import discord
 from discord import app_commands
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from bot.capabilities.listening.storage import (
+    DEFAULT_LISTEN_GAP,
+    MAX_LISTEN_CHANNELS,
+    MAX_LISTEN_GAP,
+    listen_channels,
+    listen_gap_allowed,
+    remove_listen_channel,
+    set_listen_channel,
+)
 from bot.cogs.base import MANAGE_SERVER, ConfigCog, ManagerGroup, reply, send, text
 from bot.edge.translator import lstr
 from bot.repo.controls import (
@@ -29,15 +38,6 @@ from bot.repo.controls import (
     set_channel_rule,
 )
 from bot.repo.conversation import batch_seconds
-from bot.repo.listening import (
-    DEFAULT_LISTEN_GAP,
-    MAX_LISTEN_CHANNELS,
-    MAX_LISTEN_GAP,
-    listen_channels,
-    listen_gap_allowed,
-    remove_listen_channel,
-    set_listen_channel,
-)
 
 if TYPE_CHECKING:
     from bot.app import LLMBot

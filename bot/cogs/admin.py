@@ -10,6 +10,7 @@ from discord import app_commands
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot import repo
+from bot.capabilities.web_search.answer import search_reach
 from bot.cogs.access import status_lines as control_lines
 from bot.cogs.base import (
     MANAGE_SERVER,
@@ -37,7 +38,6 @@ from bot.repo.read_links import get_read_links, set_read_links
 from bot.repo.routes import keyless_targets
 from bot.repo.web_search import MAX_SEARCHES, get_web_search, max_searches_allowed, set_web_search
 from bot.settings import Settings
-from bot.turn.search import search_reach
 from bot.usage.report import refusal_lines, settings_lines
 
 if TYPE_CHECKING:

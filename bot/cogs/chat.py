@@ -6,7 +6,11 @@ through the generation turn (`bot.turn.run_generation_turn`). The model may call
 built-in tools (`bot.tools`), which see only the message's channel. `/stop` ends the
 caller's latest answer in the channel, or — for members who may manage messages —
 every answer there (`bot.load.answers`: an answer is stoppable from the moment it is admitted).
-The buttons under answers are `bot.cogs.controls`.
+
+The capabilities this bot composes (`bot.capabilities`), each joining an answer at its
+seams (`bot.question.seams`): reading the links a question names, web search, the
+records the buttons under answers need (their presses: `bot.capabilities.answer_controls.commands`),
+and listen channels' gaps.
 """
 
 from __future__ import annotations
@@ -17,14 +21,19 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.capabilities.answer_controls.buttons import AnswerButton
+from bot.capabilities.answer_controls.capability import AnswerRecords
+from bot.capabilities.answer_controls.commands import ControlsCog
+from bot.capabilities.listening.capability import ListenGaps
+from bot.capabilities.reading.capability import LinkReading
+from bot.capabilities.web_search.capability import WebSearch
+from bot.capabilities.web_search.service import search_service
+from bot.capabilities.web_search.tool import search_tool
 from bot.cogs.base import reply
-from bot.cogs.controls import ControlsCog
-from bot.edge.controls import AnswerButton
 from bot.edge.translator import lstr
 from bot.load.answers import RunningAnswer
 from bot.question.context import Services
 from bot.question.flow import Answering
-from bot.search import search_service
 from bot.tools import default_registry
 from stream.pacing import ChannelBudgets
 
@@ -38,9 +47,9 @@ class ChatCog(commands.Cog):
         # One edit budget per channel, shared by every answer; the bot's parts handed in once.
         # The tools with `web_search` too when the operator named a search service.
         self.search = search_service(bot.settings)
-        search_tools = default_registry(search=self.search) if self.search is not None else None
+        search_tools = default_registry(search_tool(self.search)) if self.search is not None else None
         self.services = Services.of(bot, ChannelBudgets(), default_registry(), search_tools)
-        self.answering = Answering(self.services)
+        self.answering = Answering(self.services, (LinkReading(), WebSearch(), AnswerRecords(), ListenGaps()))
         self.answers = self.services.answers
 
     async def cog_unload(self) -> None:

@@ -23,7 +23,7 @@ An edit goes through discord.py's HTTP client (`HTTPClient.edit_message`, the re
 Discord's answer into a `discord.Message`: nothing reads it, and building one (with its
 components and view) cost about a millisecond of CPU per edit, the most of an answer's.
 
-With `controls` (`bot/edge/controls.py`) the answer's buttons ride on the sends and
+With `controls` (`bot/capabilities/answer_controls/buttons.py`) the answer's buttons ride on the sends and
 edits the delivery makes anyway, never on a request of their own, as each call's
 `Write` says: interim text (still streaming) carries Stop; the closing write of the last
 message carries the final buttons of the answer's `Ending` (a closing write without one,
@@ -43,9 +43,9 @@ import aiohttp
 import discord
 from discord.http import handle_message_parameters
 
+from bot.capabilities.answer_controls.buttons import AnswerControls
 from bot.edge.answered import until_answered
 from bot.edge.budget import BudgetBusy, Priority, request_priority
-from bot.edge.controls import AnswerControls
 from bot.edge.embeds import embed_from_spec
 from bot.load.metrics import FIRST_MESSAGE_SECONDS
 from stream.sink import (

@@ -36,12 +36,12 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from sqlalchemy.orm import Session
 
+from bot.capabilities.listening.storage import listen_channels, servers_listening
 from bot.db.models import ConversationSettings, Persona, ServerCapabilities
 from bot.load.metrics import database_error
 from bot.repo.controls import GuildControls, read_controls
 from bot.repo.conversation import DEFAULT_BATCH_SECONDS, DEFAULT_HISTORY_MESSAGES, batch_seconds_of
 from bot.repo.keys import KeyHealth, StoredKey, environment_key_health, server_key_rows
-from bot.repo.listening import listen_channels
 from bot.repo.params import Params, get_params
 from bot.repo.personal import PersonalEntry, effective_personal_entry, members_with_settings
 from bot.repo.read_links import read_links_of
@@ -170,6 +170,10 @@ class ConfigCache:
         # members have none, and their first question then costs no read. A member
         # stamped since (here or by another process) joins the set; none ever leaves it.
         self._configured: set[int] | None = None
+        # Servers with a listen channel (None until the first poll), the same way: a
+        # message that does not address the bot elsewhere needs no server read. A server
+        # stamped since joins the set (it may have begun to listen); none ever leaves it.
+        self._listening: set[int] | None = None
 
     async def server(self, guild_id: int | None) -> ServerConfig:
         """The server's configuration; raises SQLAlchemyError/OSError when it is not kept
@@ -178,6 +182,10 @@ class ConfigCache:
         if kept is not None:
             return kept
         return await self._load(self._servers, guild_id, lambda s: load_server(s, self.settings, guild_id))
+
+    def may_listen(self, guild_id: int) -> bool:
+        """Whether the server may have a listen channel (unknown before the first poll: it may)."""
+        return self._listening is None or guild_id in self._listening
 
     async def personal(self, user_id: int, guild_id: int | None) -> PersonalEntry:
         """The member's effective own configuration here (the server's row, else global)."""
@@ -229,6 +237,8 @@ class ConfigCache:
         self._epoch += 1
         if scope == "server":
             self._servers.items.pop(scope_id, None)
+            if self._listening is not None:
+                self._listening.add(scope_id)
         elif scope == "member":
             if self._configured is not None:
                 self._configured.add(scope_id)
@@ -252,6 +262,7 @@ class ConfigCache:
             async with self.sessions() as session:
                 self._seen = await latest_stamp(session)  # before the members: a later write is polled
                 self._configured = await members_with_settings(session)
+                self._listening = await servers_listening(session)
             self.clear()
             return 0
         changes = await self._changes_since(self._seen)

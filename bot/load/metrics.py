@@ -12,9 +12,10 @@ DELIVERY_FAILURES = Counter(
     "answer_delivery_failures_total", "Answers whose text Discord did not take in full", ["reason"]
 )
 # What could not read or write the database: a turn's configuration (`turn`), the
-# configuration poll, a batched key-health or usage write refused, batched writes
+# configuration poll, a batched key-health, usage, answer or searches write refused, batched writes
 # delayed by an outage (once per outage), or dropped after a long one.
-DATABASE_ERROR_STAGES = ("turn", "config_poll", "key_health", "usage", "answer", "write_delayed", "write_dropped")
+DATABASE_ERROR_STAGES = ("turn", "config_poll", "key_health", "usage", "answer", "searches", "write_delayed",
+                         "write_dropped")
 DATABASE_ERRORS = Counter(
     "database_errors_total", "Turns that could not read or write the database", ["during"]
 )

@@ -17,6 +17,7 @@ from typing import Any, Literal
 import discord
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from bot.capabilities.reading.file_reads import FileReads
 from bot.edge.command_names import for_discord
 from bot.edge.embeds import locale_for_message
 from bot.edge.sink import DiscordMessageSink
@@ -24,8 +25,8 @@ from bot.load.answers import RunningAnswers
 from bot.load.config_cache import ConfigCache, ConfigSnapshot, ServerConfig, read_config
 from bot.load.turn_queue import TurnQueue
 from bot.load.write_behind import WriteBehind
-from bot.question.file_reads import FileReads
 from bot.repo.answer_records import AnswerFacts
+from bot.repo.usage import Limits
 from bot.settings import Settings
 from bot.tools import ToolRegistry
 from bot.turn import Credentials
@@ -124,6 +125,12 @@ class Question:
     @property
     def asker_id(self) -> int:
         return self.message.author.id
+
+    @property
+    def limits(self) -> Limits:
+        """The server's limits as the question read them (none in a DM or an unknown server)."""
+        server = self.config.server
+        return server.limits if server is not None else Limits()
 
     @property
     def first_message(self) -> discord.Message:

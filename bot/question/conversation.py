@@ -13,14 +13,11 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.links import LinkPolicy
-from bot.question.attachments import question_message
+from bot.capabilities.reading.attachments import question_message
 from bot.question.history import History, speaker, strip_bot_mention
-from bot.question.links import linked_content, post_link_notes
 from bot.question.persona import persona_channel_id, system_prompt
 from bot.usage.params import apply_params
-from providers import ChatRequest, Message
-from providers.types import content_parts
+from providers import ChatRequest
 
 if TYPE_CHECKING:
     from bot.question.context import Question
@@ -42,20 +39,15 @@ def addresses_bot(message: discord.Message, bot_user: discord.abc.User) -> bool:
 
 
 async def build_request(question: Question, history: History, max_output_tokens: int,
-                        bot_name: str, links: LinkPolicy | None = None) -> ChatRequest:
+                        bot_name: str) -> ChatRequest:
     """The request for `question`: the conversation before it (`history`, which also says
     what was left out), the question with its files, the persona as the system prompt and
     the server's generation settings, all from the question's one configuration read. A
-    batch's earlier messages bring their files as the chain's do; with `links` (the
-    operator's and the server's switch on), the pages the question links follow its text."""
+    batch's earlier messages bring their files as the chain's do. The question's turn is
+    the request's last message (capabilities add to it: `bot.question.seams`)."""
     message = question.message
     chain = [*history.sources, *question.earlier]
     turn = await question_message(message, chain, question.prompt, question.bot_id, question.reads)  # with its files
-    if links is not None and question.prompt:
-        linked = await linked_content(question.prompt, links, question.locale)
-        await post_link_notes(message, linked.notes)
-        if linked.parts:
-            turn = Message("user", [*content_parts(turn.content), *linked.parts])
     turn.name = speaker(message)  # who asks, in a server
     server = question.config.server
     persona = server.persona(persona_channel_id(message.channel)) if server is not None and message.guild else None

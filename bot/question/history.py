@@ -68,7 +68,7 @@ def speaker(message: discord.Message) -> str | None:
 
 def user_text(message: discord.Message, bot_id: int) -> str:
     """A member's words; for a message of files only, which files (they travel with the
-    question: `bot.question.attachments`), so the turn is not empty."""
+    question: `bot.capabilities.reading.attachments`), so the turn is not empty."""
     text = strip_bot_mention(message.content, bot_id)
     if text or not message.attachments:
         return text

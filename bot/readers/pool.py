@@ -52,7 +52,7 @@ REAP_SECONDS = 5.0
 REPLY_LIMIT = 128 * MIB
 # What a reply may rebuild besides plain data (`_ReplyUnpickler`): the readers' results.
 READER_RESULT_TYPES = frozenset({
-    ("bot.question.office_files", "OfficeText"), ("bot.question.office_files", "Section"),
+    ("bot.capabilities.reading.office_files", "OfficeText"), ("bot.capabilities.reading.office_files", "Section"),
     ("providers.types", "DocumentPart"),
 })
 ROOT = str(Path(__file__).resolve().parents[2])  # where `bot` is imported from

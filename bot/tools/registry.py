@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bot.search.log import SearchLog
+from bot.capabilities.web_search.service.log import SearchLog
 from bot.tools.schema import tool_parameters
 from providers.types import ToolSpec
 

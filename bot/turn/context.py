@@ -11,7 +11,7 @@ from bot.load.answers import Shown
 from bot.load.config_cache import ConfigSnapshot
 from bot.settings import Settings
 from bot.turn.access import ProviderAccess
-from bot.turn.search import AnswerSearch
+from bot.turn.seams import TurnSeams
 from stream.buffer import MAX_MESSAGES, Resume
 from stream.interrupt import Interrupt
 from stream.limits import StreamLimits
@@ -35,7 +35,8 @@ class TurnContext:
     the server's limits when the turn reaches the server's keys behind the member's own
     (False: a limit refused, the member was told; None: counted at admission already);
     `resume` (Continue) is the earlier answer's last part, which the new text extends;
-    `search` is the answer's web search (how each attempt searches, what it found);
+    `parts` are the capabilities that joined the answer (`bot.turn.seams`: each shapes
+    every attempt's request and adds its notes after the answer);
     `audience` who reads a failure's advice (a channel, or the operator at `bot ask`).
     """
 
@@ -54,7 +55,7 @@ class TurnContext:
     shown: Shown = field(default_factory=Shown)
     server_may_pay: Callable[[], Awaitable[bool]] | None = None
     resume: Resume | None = None  # Continue: the answer's last part, its text carried on
-    search: AnswerSearch | None = None  # the answer may search the web (None: no search of any kind)
+    parts: tuple[TurnSeams, ...] = ()
     audience: Audience = "discord"
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import logging
 from collections.abc import Coroutine, Sequence
 from typing import Any
@@ -19,13 +18,11 @@ from bot.errors import ErrorScene, error_embed
 from bot.load.metrics import DELIVERY_FAILURE_KINDS, DELIVERY_FAILURES, closed_label
 from bot.turn.attempts import target_label
 from bot.turn.context import TurnContext
-from bot.turn.search import AnswerSearch, answer_sources
 from providers.i18n import normalize_locale, t
-from providers.types import ProviderError, Usage
+from providers.types import ProviderError
 from stream.buffer import MessageDelivery
-from stream.orchestrator import StreamResult, ending_of
+from stream.orchestrator import StreamResult
 from stream.sink import EmbedSpec, SinkError
-from stream.sources import sources_line
 
 log = logging.getLogger(__name__)
 
@@ -157,21 +154,3 @@ async def show_failure(ctx: TurnContext, delivery: MessageDelivery, error: Provi
 
 def fallback_chain_of(targets: Sequence[Any]) -> tuple[str, ...]:
     return tuple(target_label(target) for target in targets)
-
-
-async def search_notes(ctx: TurnContext, delivery: MessageDelivery, result: StreamResult,
-                       search: AnswerSearch) -> None:
-    """The answer may have searched the web: its sources (the line under it, and the
-    Sources button when there are more), its queries and bot-side searches in the result
-    for the thought log and usage, and a note when a search failed or was refused."""
-    result.sources = answer_sources(result.sources, search.log.sources, delivery.full_text)
-    result.searches = [*result.searches, *(query for query in search.log.queries if query)]
-    search.native_searches = result.usage.searches or 0 if result.usage is not None else 0
-    if search.bot_searches:
-        result.usage = (result.usage or Usage()) + Usage(searches=search.bot_searches)
-    if result.sources and delivery.messages:
-        line = sources_line(result.sources, t("chat.search.sources", ctx.locale))
-        await delivery.add_note(line, ending=dataclasses.replace(ending_of(result), sources=len(result.sources)))
-    key = "chat.search.unavailable" if search.failed else "chat.search.limit" if search.refused else None
-    if key is not None and delivery.messages:
-        await delivery.add_note(f"-# {t(key, ctx.locale)}")

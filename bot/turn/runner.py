@@ -34,10 +34,10 @@ from bot.turn.notices import (
     fallback_notice,
     say,
     say_blocked,
-    search_notes,
     show_failure,
     tool_limit_notice,
 )
+from bot.turn.seams import TurnEnding
 from providers import ChatRequest, normalized_stream
 from providers.address import route_address
 from providers.metrics import FALLBACKS_USED, KEY_ROTATIONS
@@ -126,8 +126,9 @@ async def _run_turn(ctx: TurnContext, request: ChatRequest, credentials: Credent
         delivery = MessageDelivery(ctx.sink, budget=ctx.budget, max_messages=ctx.max_messages,
                                    limit=ctx.message_limit, resume=ctx.resume)
         ctx.shown.delivery = delivery  # a reply to a part while it streams sees the whole answer
-        asked = request if ctx.search is None else await ctx.search.request_for(
-            request, adapter.capabilities, attempt.leg.credential_source)
+        asked = request
+        for part in ctx.parts:
+            asked = await part.for_attempt(asked, adapter.capabilities, attempt.leg.credential_source)
         try:
             result = await run_stream(normalized_stream(adapter, asked), delivery, ctx.interrupt,
                                       keep_open_for_calls=tools is not None, limits=ctx.limits,
@@ -166,8 +167,8 @@ async def _answered(ctx: TurnContext, plan: AttemptPlan, tried: _Tried, secrets:
         await tool_limit_notice(ctx, tried.delivery)
     else:
         await end_notes(ctx, tried.delivery, result)
-    if ctx.search is not None:
-        await search_notes(ctx, tried.delivery, result, ctx.search)
+    for part in ctx.parts:
+        await part.after(TurnEnding(ctx.locale, tried.delivery, result))
     if outcome.fallback_used and result.status != "interrupted":
         FALLBACKS_USED.labels(attempt.target.provider).inc()
         await fallback_notice(ctx, attempt.leg_index > 0, target_label(attempt.target))

@@ -45,7 +45,7 @@ from bot.repo.usage import (
     operator_tokens,
     take_message,
 )
-from bot.repo.web_search import add_searches, searches_on, take_search
+from bot.repo.web_search import searches_on, take_search
 from bot.usage.message_takes import Take, message_takes
 
 log = logging.getLogger(__name__)
@@ -261,18 +261,3 @@ async def searches_left(sessions: Callable | None, guild_id: int | None, user_id
         log.error("searches of server %s cannot be read (%s): not capped", guild_id, type(exc).__name__)
         return None
     return max(limit - used, 0)
-
-
-async def count_searches(sessions: Callable | None, guild_id: int | None, user_id: int, limits: Limits,
-                         credential_source: str, count: int, now: datetime | None = None) -> None:
-    """Count searches a provider ran natively (its `Usage.searches`, known after its
-    response) where a limit applies, whatever the limit: they ran and were paid. Searches
-    taken with `may_search` are counted already. Never raises."""
-    limit = search_limit(guild_id, limits, credential_source)
-    if limit is None or sessions is None or guild_id is None or count <= 0:
-        return
-    try:
-        async with sessions() as session, session.begin():
-            await add_searches(session, guild_id, user_id, _today(now).date(), count)
-    except (SQLAlchemyError, OSError) as exc:
-        log.error("searches of server %s cannot be counted (%s)", guild_id, type(exc).__name__)

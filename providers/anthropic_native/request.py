@@ -10,7 +10,7 @@ Documents (`DocumentPart`): a PDF is a base64 `document` block titled with its f
 (https://platform.claude.com/docs/en/build-with-claude/pdf-support; the block's shape,
 `title` 1-500 characters, from the Messages API reference). It keeps its place in the
 turn: the guide's examples put the document before the question, and the bot's user turn
-already carries its files ahead of the prompt (bot/question/attachments.py). A model
+already carries its files ahead of the prompt (bot/capabilities/reading/attachments.py). A model
 without PDF input (`capabilities.takes_documents`), and any document that is not a PDF, gets the
 extracted text instead (`providers.types.part_text`).
 """

@@ -9,6 +9,8 @@ import io
 from PIL import Image
 from pypdf import PdfReader
 
+from bot.capabilities.reading.pdf_files import read_pdf
+from bot.capabilities.web_search.answer import search_reach
 from bot.check.cooldown import Cooldown
 from bot.check.probes import (
     DOCUMENT,
@@ -23,12 +25,10 @@ from bot.check.reply import BULLET, fitted
 from bot.check.run import HEARD_CHARS, CheckRoute, hear, run_probe
 from bot.check.samples import DOCUMENT_WORD, IMAGE_SIDE, solid_png, word_pdf
 from bot.check.table import said
-from bot.question.pdf_files import read_pdf
 from bot.repo import ModelTarget
 from bot.repo.keys import KEYLESS_LEASE
 from bot.turn.access import ProviderAccess
 from bot.turn.attempts import open_adapter
-from bot.turn.search import search_reach
 from providers.capabilities import capabilities_of
 from providers.endpoint_check import EndpointPolicy
 from providers.identity import Provider

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 import pytest
 from sqlalchemy import select
 
+from bot.capabilities.web_search.counting import SearchesWrite, searches_counted
 from bot.db.engine import session_factory
 from bot.db.models import SearchDay, ServerCapabilities, UsageDay
 from bot.load.config_cache import ConfigCache
@@ -29,7 +30,7 @@ from bot.repo.usage import (
 )
 from bot.repo.web_search import WebSearchSetting, get_web_search, set_web_search
 from bot.settings import load_settings
-from bot.usage.limits import count_searches, may_search, search_limit, searches_left
+from bot.usage.limits import may_search, search_limit, searches_left
 from bot.usage.tokens import TokenCounts, counts_for
 from providers.types import ChatRequest, Message, Usage
 
@@ -124,6 +125,14 @@ async def test_each_search_is_taken_until_the_day_is_full_then_plain_false(sessi
         rows = {(r.guild_id, r.user_id, r.day.day): r.searches
                 for r in (await session.scalars(select(SearchDay))).all()}
     assert rows == {(GUILD, ALICE, 4): 2, (GUILD, BOB, 4): 1, (OTHER_GUILD, ALICE, 4): 1, (GUILD, ALICE, 5): 1}
+
+
+async def count_searches(sessions, guild_id, user_id, limits, source, count, now):
+    """What the answer's books queue, written as the batched writes write it."""
+    write = searches_counted(guild_id, user_id, limits, source, count, now)
+    if write is not None:
+        async with sessions() as session, session.begin():
+            await SearchesWrite.write_all(session, [write])
 
 
 async def test_without_a_limit_nothing_is_counted_or_read(sessions):

@@ -10,11 +10,16 @@ from typing import Any
 import discord
 import pytest
 
-from bot.edge.controls import AnswerControls
+from bot.capabilities.answer_controls.buttons import AnswerControls
 from bot.edge.sink import DiscordMessageSink
 from stream.buffer import STREAMING_INDICATOR
 from stream.sink import FINAL, INTERIM, INTERIM_EDIT, Ending, MessageGone, Write
-from tests.discord.test_answer_buttons_sink import ASKER, QUESTION, Recorder, _channel
+from tests.capabilities.answer_controls.test_answer_buttons_sink import (
+    ASKER,
+    QUESTION,
+    Recorder,
+    _channel,
+)
 from tests.support.drive_discord_client import running_bot
 from tests.support.fake_discord_server import FakeDiscord
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.attachments.document_fixtures import docx_bytes, xlsx_bytes
+from tests.capabilities.reading.attachments.document_fixtures import docx_bytes, xlsx_bytes
 from tests.readers.packages import NS, replaced_member
 
 MAX_GROWTH_MIB = 80
@@ -23,9 +23,9 @@ READ_IN_A_CHILD = """
 import json, sys, time
 sys.path.insert(0, ROOT)
 import lxml.etree, docx, openpyxl, trafilatura
-from bot.question.attachment_files import UnreadableFile
-from bot.question.office_files import docx_text, xlsx_text
-from bot.links.extract import _main_text
+from bot.capabilities.reading.attachment_files import UnreadableFile
+from bot.capabilities.reading.office_files import docx_text, xlsx_text
+from bot.capabilities.reading.links.extract import _main_text
 data = open(sys.argv[1], "rb").read()
 read = {"docx": lambda: docx_text(data, "f.docx"), "xlsx": lambda: xlsx_text(data, "f.xlsx"),
         "html": lambda: _main_text(data)}[sys.argv[2]]

@@ -6,9 +6,9 @@ import zlib
 
 import pytest
 
-from bot.question.attachment_files import UnreadableFile
-from bot.question.pdf_files import read_pdf
-from tests.attachments.document_fixtures import pdf_bytes
+from bot.capabilities.reading.attachment_files import UnreadableFile
+from bot.capabilities.reading.pdf_files import read_pdf
+from tests.capabilities.reading.attachments.document_fixtures import pdf_bytes
 
 CONTENT = b"BT /F1 12 Tf 72 720 Td (Hello) Tj ET"
 

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.question.attachment_files import UnreadableFile
-from bot.question.office_files import docx_text, xlsx_text
-from bot.question.pdf_files import read_pdf
+from bot.capabilities.reading.attachment_files import UnreadableFile
+from bot.capabilities.reading.office_files import docx_text, xlsx_text
+from bot.capabilities.reading.pdf_files import read_pdf
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "documents"
 FILES = sorted(p for p in FIXTURES.iterdir() if p.suffix in (".docx", ".xlsx", ".pdf"))

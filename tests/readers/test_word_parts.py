@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot.question.attachment_files import UnreadableFile
-from bot.question.office_files import docx_text, xlsx_text
-from tests.attachments.document_fixtures import xlsx_bytes
+from bot.capabilities.reading.attachment_files import UnreadableFile
+from bot.capabilities.reading.office_files import docx_text, xlsx_text
+from tests.capabilities.reading.attachments.document_fixtures import xlsx_bytes
 from tests.readers.packages import word_package
 
 EVERY_PART = ("Body paragraph.", "Inside a content control.", "Kept inserted words", "Simple Field Result",

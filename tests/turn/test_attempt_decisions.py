@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
+from bot.capabilities.web_search.answer import WEB_SEARCH_TOOL, AnswerSearch
 from bot.repo import KeyLease, KeyRef, ModelTarget
 from bot.turn.access import ProviderAccess
 from bot.turn.attempts import open_adapter
-from bot.turn.search import WEB_SEARCH_TOOL, AnswerSearch
 from providers import KNOWN_PROVIDERS, Provider
 from providers.types import ChatRequest, Message, ToolSpec
 
