@@ -21,7 +21,7 @@ on the bucket it emptied (`bot/edge/answered.py`): a turn's last edit ends the t
 An edit goes through discord.py's HTTP client (`HTTPClient.edit_message`, the request
 `PartialMessage.edit` makes: its buckets, 429 retries and errors) but does not turn
 Discord's answer into a `discord.Message`: nothing reads it, and building one (with its
-components and view) cost about a millisecond of CPU per edit, the most of an answer's.
+components) cost about a tenth of the edit's CPU (docs/benchmarks.md, issue 34).
 
 With `controls` (`bot/capabilities/answer_controls/buttons.py`) the answer's buttons ride on the sends and
 edits the delivery makes anyway, never on a request of their own, as each call's
