@@ -22,7 +22,7 @@ from stream.buffer import STREAMING_INDICATOR, MessageDelivery
 from stream.limits import StreamLimits
 from stream.orchestrator import run_stream
 from stream.pacing import EditBudget
-from stream.sink import Ending, answer_ending, closing_operation
+from stream.sink import INTERIM, Ending, Write
 from tests.support.drive_discord_client import RunningBot, fast_ready_kwargs, running_bot
 from tests.support.fake_discord_server import FakeDiscord, RequestRecord
 
@@ -85,8 +85,7 @@ async def _flush_driven(sink: DiscordMessageSink, ending: Ending) -> MessageDeli
     for paragraph in PARAGRAPHS:
         delivery.append(paragraph + "\n\n")
         await delivery.flush()
-    with answer_ending(ending):
-        await delivery.finish()
+    await delivery.finish(ending=ending)
     return delivery
 
 
@@ -211,7 +210,7 @@ async def test_a_press_reaches_the_bot_and_its_interaction_requests_take_no_budg
         channel, trigger = await _channel(fake, run)
         sink = DiscordMessageSink(channel, reply_to=trigger, client=run.bot,
                                   controls=AnswerControls(ASKER, QUESTION, "en"))
-        sent = await sink.send("Answer." + STREAMING_INDICATOR, reply=True)
+        sent = await sink.send("Answer." + STREAMING_INDICATOR, reply=True, write=INTERIM)
         for _ in range(3):
             await budget.acquire(Priority.URGENT)  # the window is full now
         taken, start, counted = budget.taken, len(fake.requests), fake.global_counted
@@ -223,8 +222,7 @@ async def test_a_press_reaches_the_bot_and_its_interaction_requests_take_no_budg
         await run.wait_for(lambda: len(fake.requests) - start >= 2 and bool(client.presses))
         waited = loop.time() - began
         global_counted, taken_by_press = fake.global_counted - counted, budget.taken - taken
-        with answer_ending(Ending("length", reasoning=False)), closing_operation():
-            await sink.edit(sent, "Answer.")
+        await sink.edit(sent, "Answer.", write=Write.closing(Ending("length", reasoning=False)))
         taken = budget.taken
         await fake.press(sent.id, f"ans:cont:{ASKER}:{QUESTION}")  # the final buttons work the same way
         await run.wait_for(lambda: len(client.presses) == 2)

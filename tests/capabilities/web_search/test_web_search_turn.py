@@ -28,7 +28,7 @@ from providers.i18n import t
 from providers.types import Source
 from stream.buffer import MessageDelivery
 from stream.orchestrator import run_stream
-from stream.sink import EmbedSpec, SentMessage
+from stream.sink import FINAL, EmbedSpec, SentMessage, Write
 from tests.support import data_anthropic_search as anthropic_search
 from tests.support import data_gemini_search as gemini_search
 from tests.support import data_openai_responses as responses_data
@@ -48,12 +48,12 @@ class Screen:
     def __init__(self) -> None:
         self.shown: dict[int, str] = {}
 
-    async def send(self, content: str, *, reply: bool = False) -> SentMessage:
+    async def send(self, content: str, *, reply: bool = False, write: Write = FINAL) -> SentMessage:
         message = SentMessage(len(self.shown) + 1)
         self.shown[message.id] = content
         return message
 
-    async def edit(self, message: SentMessage, content: str) -> None:
+    async def edit(self, message: SentMessage, content: str, *, write: Write = FINAL) -> None:
         self.shown[message.id] = content
 
     async def delete(self, message: SentMessage) -> None:
