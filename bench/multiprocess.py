@@ -22,7 +22,8 @@ guilds and their `--channels` channels. Measured as `bench/load.py` measures one
 - CPU per delivered chunk: utime+stime of all the bot processes from the burst until the
   last answer completed, over the provider chunks delivered; against the floor measured
   in the same run (a bare aiohttp reader reading as many trickled streams in one pinned
-  process, before the bots and after them, the mean) and the ratio; beside it, not as the
+  process the way the bots read them, `bench/load.py`'s paced floor, before the bots and
+  after them, the mean) and the ratio; beside it, not as the
   target, the floor of `--processes` bare readers splitting the streams at once;
 - memory per active answer (the processes' peak RSS minus their idle RSS, summed, over
   the answers), mention -> first message p50/p99, error lines in the logs;

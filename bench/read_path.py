@@ -43,12 +43,20 @@ def question(i: int) -> dict[str, Any]:
     return {"model": "m", "stream": True, "messages": [{"role": "user", "content": f"question {i}"}]}
 
 
-async def floor_stream(session: Any, url: str, i: int) -> tuple[int, int]:
-    """A bare reader: aiohttp, split events by blank line, json.loads each. (chunks, reads)."""
+async def floor_stream(session: Any, url: str, i: int, interval: float = 0.0) -> tuple[int, int]:
+    """A bare reader: aiohttp, split events by blank line, json.loads each. (chunks, reads).
+
+    With `interval` it reads as the bot does (PROVIDER_READ_INTERVAL_MS): a read starts no
+    sooner than `interval` seconds after the previous one ended, and the socket is held
+    (left unread) in between, as `body_reader(held=True)` holds it, so what the provider
+    sends meanwhile comes in one receive. Unpaced, every event is read as it arrives:
+    less than the bot does for no floor at all, more work than the bot's paced read does.
+    (The bot also reads its first interval eagerly; this floor does not, so it stays a
+    floor.)"""
     chunks = reads = 0
     buffer = b""
     async with session.post(f"{url}/v1/chat/completions", json=question(i)) as response:
-        async for piece in response.content.iter_any():
+        async for piece in _pieces(response, interval):
             reads += 1
             buffer += piece
             *events, buffer = buffer.split(b"\n\n")
@@ -59,6 +67,36 @@ async def floor_stream(session: Any, url: str, i: int) -> tuple[int, int]:
                 choices = json.loads(data)["choices"]
                 chunks += bool(choices and choices[0]["delta"].get("content"))
     return chunks, reads
+
+
+async def _pieces(response: Any, interval: float) -> Any:
+    """The body's network reads, at most one per `interval` (0: as they arrive)."""
+    if not interval:
+        async for piece in response.content.iter_any():
+            yield piece
+        return
+    loop = asyncio.get_running_loop()
+    while True:
+        _hold(response, False)
+        piece = await response.content.readany()
+        if not piece:
+            return
+        _hold(response, True)
+        resume_at = loop.time() + interval
+        yield piece
+        await asyncio.sleep(max(0.0, resume_at - loop.time()))
+
+
+def _hold(response: Any, held: bool) -> None:
+    """Stop or restart reading the body's socket (no longer ours once the body ended)."""
+    connection = response.connection
+    transport = connection.transport if connection is not None else None
+    if transport is None or transport.is_closing() or transport.is_reading() != held:
+        return
+    if held:
+        transport.pause_reading()
+    else:
+        transport.resume_reading()
 
 
 async def read_floor(url: str, streams: int) -> tuple[int, int]:
@@ -76,13 +114,13 @@ class CountingSink:
     def __init__(self) -> None:
         self.operations = 0
 
-    async def send(self, content: str, *, reply: bool = False) -> Any:
+    async def send(self, content: str, *, reply: bool = False, write: Any = None) -> Any:
         from stream.sink import SentMessage
 
         self.operations += 1
         return SentMessage(self.operations, 1)
 
-    async def edit(self, message: Any, content: str) -> None:
+    async def edit(self, message: Any, content: str, *, write: Any = None) -> None:
         self.operations += 1
 
     def rate_limit(self) -> None:

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.load.heap import return_large_blocks
 from bot.logs import setup_bot_logging
 from bot.settings import (
     KEY_FILE_NAME,
@@ -71,6 +72,7 @@ def main() -> int:
     from bot.edge.urls import apply_discord_urls
 
     apply_discord_urls(settings)
+    return_large_blocks()  # before any image is decoded (bot/load/heap.py)
     try:
         run_on_loop(settings, start(settings))
     except StartupFailure as exc:

@@ -178,10 +178,6 @@ def _title(doc: str) -> str:
     return doc.strip().splitlines()[0].split(":")[0].strip() if doc.strip() else ""
 
 
-async def downgrade(engine: AsyncEngine, revision: str = "base") -> None:
-    await _run(engine, command.downgrade, revision)
-
-
 async def _main(database_url: str) -> None:
     engine = create_engine(database_url)
     try:

@@ -377,11 +377,6 @@ class Settings(BaseSettings):
     # ---- derived values -------------------------------------------------------------
 
     @property
-    def is_embedded_sqlite(self) -> bool:
-        url = make_url(self.DATABASE_URL)
-        return url.drivername.startswith("sqlite") and url.database not in (None, "", ":memory:")
-
-    @property
     def sqlite_path(self) -> Path | None:
         url = make_url(self.DATABASE_URL)
         if not url.drivername.startswith("sqlite") or url.database in (None, "", ":memory:"):

@@ -25,7 +25,7 @@ import re
 from typing import TextIO
 
 from stream.buffer import STREAMING_INDICATOR
-from stream.sink import EmbedSpec, RateLimitInfo, SentMessage
+from stream.sink import FINAL, EmbedSpec, RateLimitInfo, SentMessage, Write
 from stream.splitter import fence_closer, open_fence
 
 TERMINAL_MESSAGE_LIMIT = 1_000_000  # one message for the whole answer: a terminal needs no split
@@ -73,19 +73,19 @@ class TerminalSink:
 
     # -- MessageSink --------------------------------------------------------------------
 
-    async def send(self, content: str, *, reply: bool = False) -> SentMessage:
+    async def send(self, content: str, *, reply: bool = False, write: Write = FINAL) -> SentMessage:
         """A new message: the answer, or a notice on a line of its own."""
         self._show_held()
         self._newline()
         message = self._new_id()
         self._current, self._printed = message.id, ""
-        self._show(_logical(content))
+        self._show(_logical(content, write))
         return message
 
-    async def edit(self, message: SentMessage, content: str) -> None:
+    async def edit(self, message: SentMessage, content: str, *, write: Write = FINAL) -> None:
         """The message's text replaced: print what it adds (see the module docstring)."""
         if message.id == self._current:
-            self._show(_logical(content))
+            self._show(_logical(content, write))
 
     async def delete(self, message: SentMessage) -> None:
         """A retry supersedes the answer: a terminal cannot unprint it, so it says so."""
@@ -171,12 +171,12 @@ class TerminalSink:
         self._line_start = text.endswith("\n")
 
 
-def _logical(content: str) -> str:
+def _logical(content: str, write: Write) -> str:
     """A message's text without what the renderer added to an interim version: the
     indicator, and the closer of a fence still open (the code goes on)."""
-    if not content.endswith(STREAMING_INDICATOR):
+    if write.stage != "interim":
         return content
-    text = content[: -len(STREAMING_INDICATOR)]
+    text = content.removesuffix(STREAMING_INDICATOR)
     match = _TRAILING_FENCE.search(text)
     if match is None:
         return text

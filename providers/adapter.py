@@ -35,9 +35,6 @@ class StreamAdapter(Protocol):
     def handle_provider_error(self, exc: BaseException) -> ProviderError:
         """Classify any failure (SDK exception, timeout, connection reset)."""
 
-    def create_error_description(self, error: ProviderError, locale: str) -> str:
-        """The provider-specific headline for the error embed, in `locale`."""
-
 
 # The adapter of each wire API: a module exposing
 # `create(provider, *, api_key, model, base_url=None, **options) -> StreamAdapter`. Imported

@@ -25,7 +25,6 @@ import jiter
 from providers import http_transport as http_transport_module
 from providers.capabilities import capabilities_of
 from providers.client_pool import ClientKey, ClientPool
-from providers.error_description import describe_error
 from providers.healing import MAX_HEALS, Refusal, RefusalMemory, Route, heal
 from providers.http_transport import Transport, body_reader
 from providers.identity import Provider, provider_of
@@ -197,10 +196,6 @@ class SdkStreamAdapter(ABC, Generic[ClientT]):
     def __repr__(self) -> str:  # never shows the key
         fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.repr_fields)
         return f"{type(self).__name__}({fields})"
-
-    def create_error_description(self, error: ProviderError, locale: str) -> str:
-        """The embed headline for `error` (the catalogs live with error presentation)."""
-        return describe_error(error, locale)
 
     async def relay_events(
         self, read: PieceReader, decoder: SSEDecoder, provider: str, state: Any

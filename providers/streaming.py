@@ -14,7 +14,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 from providers.errors import STREAM_INTERRUPTED, classify_failure
@@ -134,14 +134,6 @@ class SSEDecoder:
     def _dispatch(self, complete: bytes) -> list[SSEEvent]:
         """Events of the blank-line-separated blocks in `complete` (all lines whole)."""
         return [e for block in complete.split(b"\n\n") if (e := self.parse_block(block)) is not None]
-
-
-def iter_sse(chunks: Iterator[bytes]) -> Iterator[SSEEvent]:
-    """Decode a whole iterable of byte chunks (tests, tools, benchmarks)."""
-    decoder = SSEDecoder()
-    for chunk in chunks:
-        yield from decoder.feed(chunk)
-    yield from decoder.finish()
 
 
 def reader_of(pieces: AsyncIterator[bytes]) -> PieceReader:

@@ -6,8 +6,8 @@ the stream keeps draining, so every parallel call of the response comes back, in
 the serving provider are read from every chunk. An `Interrupt` ends the stream at once,
 even while the provider is silent. At the end the delivery is finished (final edits,
 indicator removed) — or only flushed when the reply stays open for a tool round.
-The finishing runs inside the answer's `Ending` (`stream.sink.answer_ending`), so the
-final edit of the last message can carry the answer's final controls.
+The finish is given the answer's `Ending`, so the closing write of the last message can
+carry the answer's final controls.
 
 Errors are returned, never rendered: whoever runs the stream knows whether another
 attempt may still replace this one and how the failure should be explained.
@@ -38,7 +38,7 @@ from stream.capture import CapturedBlock
 from stream.consumer import ChunkConsumer
 from stream.interrupt import Interrupt, InterruptReason
 from stream.limits import StreamLimits
-from stream.sink import Ending, SentMessage, answer_ending
+from stream.sink import Ending, SentMessage
 
 log = logging.getLogger(__name__)
 
@@ -97,16 +97,15 @@ async def run_stream(
         await consumer.run(chunks, interrupt)
     except asyncio.CancelledError:
         # Cancelled from outside: still take the indicator off what was said.
-        with contextlib.suppress(BaseException), answer_ending(_ending(consumer, delivery)):
-            await asyncio.shield(delivery.finish())
+        with contextlib.suppress(BaseException):
+            await asyncio.shield(delivery.finish(ending=_ending(consumer, delivery)))
         raise
     status = _status(consumer)
     try:
         if keep_open_for_calls and status == "function_call":
             await delivery.flush()
         else:
-            with answer_ending(_ending(consumer, delivery)):
-                await delivery.finish()
+            await delivery.finish(ending=_ending(consumer, delivery))
     except Exception:  # noqa: BLE001 - delivery problems are reported, not raised
         log.exception("finishing delivery failed")
     if status is None:

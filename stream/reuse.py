@@ -13,7 +13,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from stream.sink import EmbedSpec, MessageGone, MessageSink, RateLimitInfo, SentMessage
+from stream.sink import (
+    FINAL,
+    EmbedSpec,
+    MessageGone,
+    MessageSink,
+    RateLimitInfo,
+    SentMessage,
+    Write,
+)
 
 log = logging.getLogger(__name__)
 
@@ -53,19 +61,19 @@ class ReusingSink:
 
     # -- MessageSink ---------------------------------------------------------------------
 
-    async def send(self, content: str, *, reply: bool = False) -> SentMessage:
+    async def send(self, content: str, *, reply: bool = False, write: Write = FINAL) -> SentMessage:
         while self._next < len(self._parts):
             part = self._parts[self._next]
             self._next += 1
             try:
-                await self._inner.edit(part, content)
+                await self._inner.edit(part, content, write=write)
             except MessageGone:
                 continue  # deleted meanwhile: the next old part, or a new message
             return part
-        return await self._inner.send(content, reply=reply)
+        return await self._inner.send(content, reply=reply, write=write)
 
-    async def edit(self, message: SentMessage, content: str) -> None:
-        await self._inner.edit(message, content)
+    async def edit(self, message: SentMessage, content: str, *, write: Write = FINAL) -> None:
+        await self._inner.edit(message, content, write=write)
 
     async def delete(self, message: SentMessage) -> None:
         await self._inner.delete(message)

@@ -6,11 +6,8 @@ discord.py and tests may implement it over the fake Discord.
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Literal, Protocol
 
 
 @dataclass(slots=True, frozen=True)
@@ -62,30 +59,12 @@ class SinkBusy(SinkError):
 
     Not a failure and not an outage: nothing was sent, and the caller skips this
     operation and tries again after `retry_after` seconds with its newest content.
-    Only operations marked with `interim_operation()` may be refused this way.
+    Only a `Write` with `may_skip` may be refused this way.
     """
 
     def __init__(self, message: str, *, retry_after: float) -> None:
         super().__init__(message)
         self.retry_after = max(0.0, retry_after)
-
-
-_INTERIM: contextvars.ContextVar[bool] = contextvars.ContextVar("sink_interim_operation", default=False)
-
-
-@contextlib.contextmanager
-def interim_operation() -> Iterator[None]:
-    """Sink calls made inside (by this task) may be skipped: a newer version will follow."""
-    token = _INTERIM.set(True)
-    try:
-        yield
-    finally:
-        _INTERIM.reset(token)
-
-
-def is_interim() -> bool:
-    """Whether the sink call being made now is an interim one (a sink reads this)."""
-    return _INTERIM.get()
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,48 +81,44 @@ class Ending:
     sources: int = 0
 
 
-_ENDING: contextvars.ContextVar[Ending | None] = contextvars.ContextVar("sink_answer_ending", default=None)
-_CLOSING: contextvars.ContextVar[bool] = contextvars.ContextVar("sink_closing_operation", default=False)
+Stage = Literal["interim", "final", "closing"]
 
 
-@contextlib.contextmanager
-def answer_ending(ending: Ending | None) -> Iterator[None]:
-    """The delivery's finishing calls made inside (by this task) know how the answer ended."""
-    token = _ENDING.set(ending)
-    try:
-        yield
-    finally:
-        _ENDING.reset(token)
+@dataclass(frozen=True, slots=True)
+class Write:
+    """What one send or edit delivers, told by the caller so the sink need not guess it
+    from the content: `interim` text still streaming (the indicator shown: Stop rides on
+    it), `final` text of a message that is not the answer's last (a split head, a
+    resumed message given its text back: no buttons), or `closing`, the final state of
+    the answer's LAST message with the answer's `ending` (its final controls; None, a
+    note made without one, leaves the buttons as they are).
+
+    `may_skip` marks an interim edit a newer version will follow: only such a write may
+    be refused for budget (`SinkBusy`)."""
+
+    stage: Stage
+    ending: Ending | None = None
+    may_skip: bool = False
+
+    @classmethod
+    def closing(cls, ending: Ending | None) -> Write:
+        return cls("closing", ending)
 
 
-def current_ending() -> Ending | None:
-    """How the answer ended, while its delivery finishes (None: not known here)."""
-    return _ENDING.get()
-
-
-@contextlib.contextmanager
-def closing_operation() -> Iterator[None]:
-    """Sink calls made inside deliver the final state of the answer's LAST message: the one
-    that may carry the answer's final controls (a split head delivered final is not one)."""
-    token = _CLOSING.set(True)
-    try:
-        yield
-    finally:
-        _CLOSING.reset(token)
-
-
-def is_closing() -> bool:
-    """Whether the sink call being made now is the closing one of the last message."""
-    return _CLOSING.get()
+INTERIM = Write("interim")  # streaming text that must go out (a part's first send)
+INTERIM_EDIT = Write("interim", may_skip=True)  # streaming text a newer edit will replace
+FINAL = Write("final")
 
 
 class MessageSink(Protocol):
-    """One channel's delivery surface, replying to the triggering message."""
+    """One channel's delivery surface, replying to the triggering message; each send and
+    edit says what it writes (`Write`)."""
 
-    async def send(self, content: str, *, reply: bool = False) -> SentMessage:
-        """Post a new message; `reply=True` references the triggering message."""
+    async def send(self, content: str, *, reply: bool = False, write: Write = FINAL) -> SentMessage:
+        """Post a new message; `reply=True` references the triggering message. A message
+        posted on its own (a notice) is final text: the default `write`."""
 
-    async def edit(self, message: SentMessage, content: str) -> None:
+    async def edit(self, message: SentMessage, content: str, *, write: Write = FINAL) -> None:
         """Replace the content of a message this sink sent (MessageGone when deleted)."""
 
     async def delete(self, message: SentMessage) -> None:

@@ -80,7 +80,7 @@ def test_unknown_provider_is_a_clear_value_error():
 @pytest.mark.parametrize("provider", KNOWN_PROVIDERS)
 def test_every_provider_has_an_adapter_with_the_contract(provider):
     adapter = create_adapter(provider, api_key="sk-contract", model="m", base_url="http://127.0.0.1:9/v1")
-    for method in ("start_stream", "process_chunk", "handle_provider_error", "create_error_description"):
+    for method in ("start_stream", "process_chunk", "handle_provider_error"):
         assert callable(getattr(adapter, method))
     assert "sk-contract" not in repr(adapter)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 FIGURES = ("answers", "complete", "answered_at_all", "chunks_delivered", "discord_429s",
            "discord_global_429s", "discord_requests", "typing_requests", "cpu_us_per_chunk",
-           "floor_cpu_us_per_chunk", "cpu_ratio_to_floor", "memory_kib_per_answer",
+           "floor_cpu_us_per_chunk", "cpu_ratio_to_floor", "unpaced_floor_cpu_us_per_chunk", "memory_kib_per_answer",
            "first_message_p50_s", "first_message_p99_s", "discord_rps_avg",
            "discord_rps_busiest_second", "error_lines")
 

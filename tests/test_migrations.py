@@ -45,7 +45,7 @@ async def _tables(engine) -> set[str]:
 async def test_up_down_up_and_no_drift(engine):
     await migrate.upgrade(engine)
     assert "servers" in await _tables(engine)
-    await migrate.downgrade(engine, "base")
+    await migrate._run(engine, command.downgrade, "base")
     assert await _tables(engine) <= {"alembic_version"}
     await migrate.upgrade(engine)
 

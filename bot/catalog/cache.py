@@ -84,10 +84,6 @@ class ModelCatalog:
         kept = self._kept.get(key)
         return None if kept is None or kept.failed else kept.models
 
-    def fetching(self, key: ListKey) -> bool:
-        """Whether a fetch of `key`'s list is running now."""
-        return key in self._fetching
-
     def listed_parameters(self, provider: Provider, base_url: str | None, model: str) -> frozenset[str] | None:
         """What the newest list read at the address says `model` takes; None when no list
         said (never fetches: a turn does not wait for a list)."""

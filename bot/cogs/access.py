@@ -27,7 +27,7 @@ from bot.capabilities.listening.storage import (
     set_listen_channel,
 )
 from bot.cogs.base import MANAGE_SERVER, ConfigCog, ManagerGroup, reply, send, text
-from bot.edge.translator import lstr
+from bot.edge.translator import localized, lstr, named
 from bot.repo.capability_settings import read_values
 from bot.repo.controls import (
     GuildControls,
@@ -126,11 +126,11 @@ def target_of(target: Target) -> tuple[str, tuple[str, ...]]:
 
 class AccessCog(ConfigCog):
     channels = ManagerGroup(
-        name=lstr("commands.channels.name"), description=lstr("commands.channels.description"),
+        **named("commands.channels"),
         guild_only=True, default_permissions=MANAGE_SERVER,
     )
     access = ManagerGroup(
-        name=lstr("commands.access.name"), description=lstr("commands.access.description"),
+        **named("commands.access"),
         guild_only=True, default_permissions=MANAGE_SERVER,
     )
 
@@ -140,41 +140,28 @@ class AccessCog(ConfigCog):
 
     # ---- where ---------------------------------------------------------------------------
 
-    @channels.command(name=lstr("commands.channels.mode.name"),
-                      description=lstr("commands.channels.mode.description"))
-    @app_commands.rename(mode=lstr("commands.param.mode.name"))
-    @app_commands.describe(mode=lstr("commands.param.mode.description"))
+    @localized(channels.command, "commands.channels.mode")
     @app_commands.choices(mode=MODE_CHOICES)
     async def mode(self, interaction: discord.Interaction, mode: str) -> None:
         async with self.bot.sessions() as session, session.begin():
             await set_channel_mode(session, interaction.guild_id, mode)
         await reply(interaction, MODE_KEYS[mode])
 
-    @channels.command(name=lstr("commands.channels.allow.name"),
-                      description=lstr("commands.channels.allow.description"))
-    @app_commands.rename(channel=lstr("commands.param.rule_channel.name"))
-    @app_commands.describe(channel=lstr("commands.param.rule_channel.description"))
+    @localized(channels.command, "commands.channels.allow", params={"channel": "rule_channel"})
     async def allow(self, interaction: discord.Interaction, channel: AnyChannel) -> None:
         async with self.bot.sessions() as session, session.begin():
             await set_channel_rule(session, interaction.guild_id, channel.id, "allow")
         key = "commands.channels.allowed_category" if is_category(channel) else "commands.channels.allowed_one"
         await reply(interaction, key, channel=f"<#{channel.id}>")
 
-    @channels.command(name=lstr("commands.channels.deny.name"),
-                      description=lstr("commands.channels.deny.description"))
-    @app_commands.rename(channel=lstr("commands.param.rule_channel.name"))
-    @app_commands.describe(channel=lstr("commands.param.rule_channel.description"))
+    @localized(channels.command, "commands.channels.deny", params={"channel": "rule_channel"})
     async def deny(self, interaction: discord.Interaction, channel: AnyChannel) -> None:
         async with self.bot.sessions() as session, session.begin():
             await set_channel_rule(session, interaction.guild_id, channel.id, "deny")
         key = "commands.channels.denied_category" if is_category(channel) else "commands.channels.denied_one"
         await reply(interaction, key, channel=f"<#{channel.id}>")
 
-    @channels.command(name=lstr("commands.channels.listen.name"),
-                      description=lstr("commands.channels.listen.description"))
-    @app_commands.rename(channel=lstr("commands.param.channel.name"), gap=lstr("commands.param.gap.name"))
-    @app_commands.describe(channel=lstr("commands.param.channel.description"),
-                           gap=lstr("commands.param.gap.description"))
+    @localized(channels.command, "commands.channels.listen")
     async def listen(self, interaction: discord.Interaction, channel: discord.TextChannel,
                      gap: app_commands.Range[float, 0.0, MAX_LISTEN_GAP] = DEFAULT_LISTEN_GAP) -> None:
         """Discord's client keeps `gap` in range; any other client's value is refused here."""
@@ -191,18 +178,14 @@ class AccessCog(ConfigCog):
         warning = rule_warning(interaction, controls, channel.id)
         await send(interaction, "\n".join(lines if warning is None else [*lines, warning]))
 
-    @channels.command(name=lstr("commands.channels.listen_stop.name"),
-                      description=lstr("commands.channels.listen_stop.description"))
-    @app_commands.rename(channel=lstr("commands.param.channel.name"))
-    @app_commands.describe(channel=lstr("commands.param.channel.description"))
+    @localized(channels.command, "commands.channels.listen_stop")
     async def listen_stop(self, interaction: discord.Interaction, channel: discord.TextChannel) -> None:
         async with self.bot.sessions() as session, session.begin():
             removed = await remove_listen_channel(session, interaction.guild_id, channel.id)
         await reply(interaction, "commands.channels.listen_stopped" if removed else "commands.channels.not_listening",
                     channel=f"<#{channel.id}>")
 
-    @channels.command(name=lstr("commands.channels.list.name"),
-                      description=lstr("commands.channels.list.description"))
+    @localized(channels.command, "commands.channels.list")
     async def list_channels(self, interaction: discord.Interaction) -> None:
         async with self.bot.sessions() as session:
             controls = await read_controls(session, interaction.guild_id)
@@ -212,19 +195,14 @@ class AccessCog(ConfigCog):
 
     # ---- for whom ------------------------------------------------------------------------
 
-    @access.command(name=lstr("commands.access.block.name"), description=lstr("commands.access.block.description"))
-    @app_commands.rename(target=lstr("commands.param.target.name"))
-    @app_commands.describe(target=lstr("commands.param.target.description"))
+    @localized(access.command, "commands.access.block")
     async def block(self, interaction: discord.Interaction, target: Target) -> None:
         shown, kinds = target_of(target)
         async with self.bot.sessions() as session, session.begin():
             await add_access_rule(session, interaction.guild_id, target.id, kinds[0])
         await reply(interaction, "commands.access.blocked", target=shown)
 
-    @access.command(name=lstr("commands.access.unblock.name"),
-                    description=lstr("commands.access.unblock.description"))
-    @app_commands.rename(target=lstr("commands.param.target.name"))
-    @app_commands.describe(target=lstr("commands.param.target.description"))
+    @localized(access.command, "commands.access.unblock")
     async def unblock(self, interaction: discord.Interaction, target: Target) -> None:
         shown, kinds = target_of(target)
         async with self.bot.sessions() as session, session.begin():
@@ -232,26 +210,20 @@ class AccessCog(ConfigCog):
         await reply(interaction, "commands.access.unblocked" if removed else "commands.access.not_blocked",
                     target=shown)
 
-    @access.command(name=lstr("commands.access.require_role.name"),
-                    description=lstr("commands.access.require_role.description"))
-    @app_commands.rename(role=lstr("commands.param.role.name"))
-    @app_commands.describe(role=lstr("commands.param.role.description"))
+    @localized(access.command, "commands.access.require_role")
     async def require_role(self, interaction: discord.Interaction, role: discord.Role) -> None:
         async with self.bot.sessions() as session, session.begin():
             await add_access_rule(session, interaction.guild_id, role.id, "require_role")
         await reply(interaction, "commands.access.role_required", role=f"<@&{role.id}>")
 
-    @access.command(name=lstr("commands.access.unrequire_role.name"),
-                    description=lstr("commands.access.unrequire_role.description"))
-    @app_commands.rename(role=lstr("commands.param.role.name"))
-    @app_commands.describe(role=lstr("commands.param.role.description"))
+    @localized(access.command, "commands.access.unrequire_role")
     async def unrequire_role(self, interaction: discord.Interaction, role: discord.Role) -> None:
         async with self.bot.sessions() as session, session.begin():
             removed = await remove_access_rule(session, interaction.guild_id, role.id, ("require_role",))
         await reply(interaction, "commands.access.role_unrequired" if removed else "commands.access.role_not_required",
                     role=f"<@&{role.id}>")
 
-    @access.command(name=lstr("commands.access.list.name"), description=lstr("commands.access.list.description"))
+    @localized(access.command, "commands.access.list")
     async def list_access(self, interaction: discord.Interaction) -> None:
         await send(interaction, "\n".join(access_lines(interaction, await self._controls(interaction.guild_id))))
 

@@ -28,8 +28,9 @@ from bot.capabilities.listening.capability import ListenGaps
 from bot.capabilities.reading.capability import LinkReading
 from bot.capabilities.web_search.capability import WebSearch
 from bot.capabilities.web_search.service import search_service
+from bot.capabilities.web_search.tool import search_tool
 from bot.cogs.base import reply
-from bot.edge.translator import lstr
+from bot.edge.translator import localized
 from bot.load.answers import RunningAnswer
 from bot.question.context import Services
 from bot.question.flow import Answering
@@ -46,7 +47,7 @@ class ChatCog(commands.Cog):
         # One edit budget per channel, shared by every answer; the bot's parts handed in once.
         # The tools with `web_search` too when the operator named a search service.
         self.search = search_service(bot.settings)
-        search_tools = default_registry(search=self.search) if self.search is not None else None
+        search_tools = default_registry(search_tool(self.search)) if self.search is not None else None
         self.services = Services.of(bot, ChannelBudgets(), default_registry(), search_tools)
         self.answering = Answering(self.services, (LinkReading(), WebSearch(), AnswerRecords(), ListenGaps()))
         self.answers = self.services.answers
@@ -62,7 +63,7 @@ class ChatCog(commands.Cog):
         except Exception:  # noqa: BLE001 - one failed answer must not silence the listener
             log.exception("answering message %s failed", message.id)
 
-    @app_commands.command(name=lstr("commands.stop.name"), description=lstr("commands.stop.description"))
+    @localized(app_commands.command, "commands.stop")
     async def stop(self, interaction: discord.Interaction) -> None:
         """The caller's latest answer here; every answer here for members who manage messages."""
         channel_id = interaction.channel_id or 0

@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.capabilities.declared import Place, Said, Setting, SettingsDeclaration, Text, Value, Values
 from bot.cogs.base import ConfigCog, reply, send, text
-from bot.edge.translator import lstr
+from bot.edge.translator import lstr, named
 from bot.repo.capability_settings import read_values, set_values
 
 Parameter = inspect.Parameter
@@ -56,9 +56,7 @@ def subcommand(declaration: SettingsDeclaration, setting: Setting) -> app_comman
         Parameter("interaction", Parameter.POSITIONAL_OR_KEYWORD, annotation=discord.Interaction),
         *(Parameter(s.option, Parameter.KEYWORD_ONLY, annotation=annotation(s, optional=s is not setting),
                     default=Parameter.empty if s is setting else None) for s in options)])
-    command = app_commands.Command(name=lstr(f"commands.settings.{setting.name}.name"),
-                                   description=lstr(f"commands.settings.{setting.name}.description"),
-                                   callback=callback)
+    command = app_commands.Command(**named(f"commands.settings.{setting.name}"), callback=callback)
     app_commands.rename(**{s.option: lstr(f"commands.param.{s.option}.name") for s in options})(command)
     app_commands.describe(**{s.option: lstr(f"commands.param.{s.option}.description") for s in options})(command)
     return command

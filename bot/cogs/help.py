@@ -36,7 +36,7 @@ from bot.edge.limits import (
     EMBED_FIELD_VALUE_LIMIT,
     EMBED_TOTAL_LIMIT,
 )
-from bot.edge.translator import lstr
+from bot.edge.translator import localized
 from bot.errors.presentation import trim
 
 if TYPE_CHECKING:
@@ -125,7 +125,7 @@ def footer_of(interaction: discord.Interaction) -> str:
 
 
 class HelpCog(ConfigCog):
-    @app_commands.command(name=lstr("commands.help.name"), description=lstr("commands.help.description"))
+    @localized(app_commands.command, "commands.help")
     async def help(self, interaction: discord.Interaction) -> None:
         usable = [c for c in self.bot.tree.walk_commands()
                   if isinstance(c, app_commands.Command) and may_use(c, interaction)]

@@ -27,7 +27,7 @@ from bot.cogs.base import (
 )
 from bot.cogs.forms import KeyModal
 from bot.edge.limits import AUTOCOMPLETE_CHOICES_LIMIT
-from bot.edge.translator import lstr
+from bot.edge.translator import localized, named
 from bot.vault import install_log_redaction
 from providers.i18n import t
 
@@ -62,20 +62,17 @@ class ServerKeyModal(KeyModal):
 
 class KeysCog(ConfigCog):
     keys = ManagerGroup(
-        name=lstr("commands.keys.name"), description=lstr("commands.keys.description"),
+        **named("commands.keys"),
         guild_only=True, default_permissions=MANAGE_SERVER,
     )
 
-    @keys.command(name=lstr("commands.keys.add.name"), description=lstr("commands.keys.add.description"))
-    @app_commands.rename(provider=lstr("commands.param.provider.name"), label=lstr("commands.param.label.name"))
-    @app_commands.describe(provider=lstr("commands.param.provider.description"),
-                           label=lstr("commands.param.label.description"))
+    @localized(keys.command, "commands.keys.add")
     @app_commands.choices(provider=PROVIDER_CHOICES)
     async def add(self, interaction: discord.Interaction, provider: str, label: str | None = None) -> None:
         provider = repo.check_provider(provider)
         await interaction.response.send_modal(ServerKeyModal(self.bot, interaction.locale, provider, label))
 
-    @keys.command(name=lstr("commands.keys.list.name"), description=lstr("commands.keys.list.description"))
+    @localized(keys.command, "commands.keys.list")
     async def list_(self, interaction: discord.Interaction) -> None:
         async with self.bot.sessions() as session:
             infos = await repo.list_server_keys(session, interaction.guild_id, vault=self.bot.vault)
@@ -86,10 +83,7 @@ class KeysCog(ConfigCog):
         lines += [health_line(interaction, k.provider, k.label, k.masked, k.health, k.undecryptable) for k in infos]
         await send(interaction, "\n".join(lines))
 
-    @keys.command(name=lstr("commands.keys.remove.name"), description=lstr("commands.keys.remove.description"))
-    @app_commands.rename(provider=lstr("commands.param.provider.name"), label=lstr("commands.param.label.name"))
-    @app_commands.describe(provider=lstr("commands.param.provider.description"),
-                           label=lstr("commands.param.label.description"))
+    @localized(keys.command, "commands.keys.remove")
     @app_commands.choices(provider=PROVIDER_CHOICES)
     async def remove(self, interaction: discord.Interaction, provider: str, label: str) -> None:
         async with self.bot.sessions() as session, session.begin():

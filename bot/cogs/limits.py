@@ -11,7 +11,7 @@ import discord
 from discord import app_commands
 
 from bot.cogs.base import MANAGE_SERVER, ConfigCog, ManagerGroup, require_manager, send, text
-from bot.edge.translator import lstr
+from bot.edge.translator import localized, named
 from bot.repo.usage import (
     MAX_MESSAGES_PER_HOUR,
     MAX_SEARCHES_PER_DAY,
@@ -40,19 +40,11 @@ def today() -> date:
 
 class LimitsCog(ConfigCog):
     limits = ManagerGroup(
-        name=lstr("commands.limits.name"), description=lstr("commands.limits.description"),
+        **named("commands.limits"),
         guild_only=True, default_permissions=MANAGE_SERVER,
     )
 
-    @limits.command(name=lstr("commands.limits.set.name"), description=lstr("commands.limits.set.description"))
-    @app_commands.rename(messages_per_hour=lstr("commands.param.messages_per_hour.name"),
-                         tokens_per_day=lstr("commands.param.tokens_per_day.name"),
-                         server_tokens_per_day=lstr("commands.param.server_tokens_per_day.name"),
-                         searches_per_day=lstr("commands.param.searches_per_day.name"))
-    @app_commands.describe(messages_per_hour=lstr("commands.param.messages_per_hour.description"),
-                           tokens_per_day=lstr("commands.param.tokens_per_day.description"),
-                           server_tokens_per_day=lstr("commands.param.server_tokens_per_day.description"),
-                           searches_per_day=lstr("commands.param.searches_per_day.description"))
+    @localized(limits.command, "commands.limits.set")
     async def set_limits(self, interaction: discord.Interaction, messages_per_hour: MessageLimit | None = None,
                          tokens_per_day: TokenLimit | None = None,
                          server_tokens_per_day: TokenLimit | None = None,
@@ -73,13 +65,13 @@ class LimitsCog(ConfigCog):
         say = partial(text, interaction)
         await send(interaction, "\n".join([say("commands.reply.limits_saved"), *limit_lines(say, stored)]))
 
-    @limits.command(name=lstr("commands.limits.show.name"), description=lstr("commands.limits.show.description"))
+    @localized(limits.command, "commands.limits.show")
     async def show_limits(self, interaction: discord.Interaction) -> None:
         async with self.bot.sessions() as session:
             stored = await get_limits(session, interaction.guild_id)
         await send(interaction, "\n".join(limit_lines(partial(text, interaction), stored)))
 
-    @app_commands.command(name=lstr("commands.usage.name"), description=lstr("commands.usage.description"))
+    @localized(app_commands.command, "commands.usage")
     @app_commands.guild_only()
     @app_commands.default_permissions(manage_guild=True)
     async def usage(self, interaction: discord.Interaction) -> None:

@@ -23,7 +23,7 @@ from bot.cogs.base import (
     text,
 )
 from bot.cogs.endpoint import shown_url, validated_endpoint
-from bot.edge.translator import lstr
+from bot.edge.translator import localized, lstr, named
 from bot.repo.params import set_params
 from bot.repo.usage import MAX_PRICE, set_price
 from bot.usage.report import params_lines, unsent_lines
@@ -43,18 +43,15 @@ REASONING_CHOICES = [
 
 class ModelsCog(ConfigCog):
     model = ManagerGroup(
-        name=lstr("commands.model.name"), description=lstr("commands.model.description"),
+        **named("commands.model"),
         guild_only=True, default_permissions=MANAGE_SERVER,
     )
     fallback = ManagerGroup(
-        name=lstr("commands.model.fallback.name"), description=lstr("commands.model.fallback.description"),
+        **named("commands.model.fallback"),
         parent=model,
     )
 
-    @model.command(name=lstr("commands.model.set.name"), description=lstr("commands.model.set.description"))
-    @app_commands.rename(provider=lstr("commands.param.provider.name"), model=lstr("commands.param.model.name"))
-    @app_commands.describe(provider=lstr("commands.param.provider.description"),
-                           model=lstr("commands.param.model.description"))
+    @localized(model.command, "commands.model.set")
     @app_commands.choices(provider=PROVIDER_CHOICES)
     async def set_model(self, interaction: discord.Interaction, provider: str, model: str) -> None:
         async with self.bot.sessions() as session, session.begin():
@@ -62,10 +59,7 @@ class ModelsCog(ConfigCog):
         said = text(interaction, "commands.reply.model_set", provider=target.provider, model=target.model)
         await send(interaction, "\n".join([said, *await self._unlisted(interaction, provider, target.model)]))
 
-    @model.command(name=lstr("commands.model.endpoint.name"), description=lstr("commands.model.endpoint.description"))
-    @app_commands.rename(base_url=lstr("commands.param.base_url.name"), model=lstr("commands.param.model.name"))
-    @app_commands.describe(base_url=lstr("commands.param.base_url.description"),
-                           model=lstr("commands.param.model.description"))
+    @localized(model.command, "commands.model.endpoint")
     async def endpoint(self, interaction: discord.Interaction, base_url: str, model: str | None = None) -> None:
         await interaction.response.defer(ephemeral=True, thinking=True)  # the address check resolves DNS
         url, refusal = await validated_endpoint(base_url, self.bot.settings.ALLOW_PRIVATE_ENDPOINTS)
@@ -76,11 +70,7 @@ class ModelsCog(ConfigCog):
             target = await repo.set_custom_endpoint(session, interaction.guild_id, url, model)
         await reply(interaction, "commands.reply.endpoint_set", base_url=target.base_url, model=target.model)
 
-    @fallback.command(name=lstr("commands.model.fallback.add.name"),
-                      description=lstr("commands.model.fallback.add.description"))
-    @app_commands.rename(provider=lstr("commands.param.provider.name"), model=lstr("commands.param.model.name"))
-    @app_commands.describe(provider=lstr("commands.param.provider.description"),
-                           model=lstr("commands.param.model.description"))
+    @localized(fallback.command, "commands.model.fallback.add")
     @app_commands.choices(provider=PROVIDER_CHOICES)
     async def fallback_add(self, interaction: discord.Interaction, provider: str, model: str) -> None:
         async with self.bot.sessions() as session, session.begin():
@@ -105,10 +95,7 @@ class ModelsCog(ConfigCog):
         route = await server_list_route(self.bot.config, self.bot.vault, interaction.guild_id, provider)
         return unlisted_lines(self.bot.access, route, model, interaction.locale)
 
-    @fallback.command(name=lstr("commands.model.fallback.remove.name"),
-                      description=lstr("commands.model.fallback.remove.description"))
-    @app_commands.rename(position=lstr("commands.param.position.name"))
-    @app_commands.describe(position=lstr("commands.param.position.description"))
+    @localized(fallback.command, "commands.model.fallback.remove")
     async def fallback_remove(self, interaction: discord.Interaction,
                               position: app_commands.Range[int, 1, 100]) -> None:
         async with self.bot.sessions() as session, session.begin():
@@ -119,8 +106,7 @@ class ModelsCog(ConfigCog):
         await reply(interaction, "commands.reply.fallback_removed", position=position,
                     provider=gone.provider, model=gone.model)
 
-    @fallback.command(name=lstr("commands.model.fallback.list.name"),
-                      description=lstr("commands.model.fallback.list.description"))
+    @localized(fallback.command, "commands.model.fallback.list")
     async def fallback_list(self, interaction: discord.Interaction) -> None:
         async with self.bot.sessions() as session:
             chain = await repo.list_fallbacks(session, interaction.guild_id)
@@ -132,15 +118,7 @@ class ModelsCog(ConfigCog):
                        model=target.model) for i, target in enumerate(chain, start=1)]
         await send(interaction, "\n".join(lines))
 
-    @model.command(name=lstr("commands.model.price.name"), description=lstr("commands.model.price.description"))
-    @app_commands.rename(model=lstr("commands.param.model.name"),
-                         input_per_million=lstr("commands.param.input_per_million.name"),
-                         output_per_million=lstr("commands.param.output_per_million.name"),
-                         per_1000_searches=lstr("commands.param.per_1000_searches.name"))
-    @app_commands.describe(model=lstr("commands.param.model.description"),
-                           input_per_million=lstr("commands.param.input_per_million.description"),
-                           output_per_million=lstr("commands.param.output_per_million.description"),
-                           per_1000_searches=lstr("commands.param.per_1000_searches.description"))
+    @localized(model.command, "commands.model.price")
     async def price(self, interaction: discord.Interaction, model: str,
                     input_per_million: app_commands.Range[float, 0.0, MAX_PRICE],
                     output_per_million: app_commands.Range[float, 0.0, MAX_PRICE],
@@ -155,13 +133,7 @@ class ModelsCog(ConfigCog):
             lines.append(text(interaction, "commands.reply.price_searches_set", price=f"{per_1000_searches:g}"))
         await send(interaction, "\n".join(lines))
 
-    @model.command(name=lstr("commands.model.params.name"), description=lstr("commands.model.params.description"))
-    @app_commands.rename(temperature=lstr("commands.param.temperature.name"),
-                         max_output_tokens=lstr("commands.param.max_output_tokens.name"),
-                         reasoning=lstr("commands.param.reasoning.name"))
-    @app_commands.describe(temperature=lstr("commands.param.temperature.description"),
-                           max_output_tokens=lstr("commands.param.max_output_tokens.description"),
-                           reasoning=lstr("commands.param.reasoning.description"))
+    @localized(model.command, "commands.model.params")
     @app_commands.choices(reasoning=REASONING_CHOICES)
     async def params(self, interaction: discord.Interaction, temperature: app_commands.Range[float, 0, 2] | None = None,
                      max_output_tokens: app_commands.Range[int, 1, 200_000] | None = None,
@@ -176,7 +148,7 @@ class ModelsCog(ConfigCog):
         models = [self.bot.access.capabilities(target) for target in route.chain]
         await send(interaction, "\n".join([*lines, *params_lines(say, stored), *unsent_lines(say, stored, models)]))
 
-    @model.command(name=lstr("commands.model.check.name"), description=lstr("commands.model.check.description"))
+    @localized(model.command, "commands.model.check")
     async def check_route(self, interaction: discord.Interaction) -> None:
         """One live request per capability of the server's route (`bot.check`)."""
         await check_server_route(self.bot, interaction)

@@ -25,7 +25,7 @@ from bot.edge.limits import (
     TEXT_INPUT_LABEL_LIMIT,
     TEXT_INPUT_PLACEHOLDER_LIMIT,
 )
-from bot.edge.translator import lstr
+from bot.edge.translator import localized, lstr, named
 from bot.question.persona import persona_channel_id
 from bot.repo.controls import MAX_PERSONA_LENGTH, clear_persona, get_persona, set_persona
 from providers.i18n import t
@@ -85,13 +85,11 @@ class PersonaModal(ConfigModal):
 
 class PersonaCog(ConfigCog):
     persona = ManagerGroup(
-        name=lstr("commands.persona.name"), description=lstr("commands.persona.description"),
+        **named("commands.persona"),
         guild_only=True, default_permissions=MANAGE_SERVER,
     )
 
-    @persona.command(name=lstr("commands.persona.set.name"), description=lstr("commands.persona.set.description"))
-    @app_commands.rename(scope=lstr("commands.param.persona_scope.name"))
-    @app_commands.describe(scope=lstr("commands.param.persona_scope.description"))
+    @localized(persona.command, "commands.persona.set", params={"scope": "persona_scope"})
     @app_commands.choices(scope=PERSONA_SCOPES)
     async def set_(self, interaction: discord.Interaction, scope: str = "server") -> None:
         channel_id = scope_channel(interaction, scope)
@@ -99,10 +97,7 @@ class PersonaCog(ConfigCog):
             current = await get_persona(session, interaction.guild_id, channel_id)
         await interaction.response.send_modal(PersonaModal(self.bot, interaction.locale, channel_id, current))
 
-    @persona.command(name=lstr("commands.persona.show.name"),
-                     description=lstr("commands.persona.show.description"))
-    @app_commands.rename(scope=lstr("commands.param.persona_scope.name"))
-    @app_commands.describe(scope=lstr("commands.param.persona_scope.description"))
+    @localized(persona.command, "commands.persona.show", params={"scope": "persona_scope"})
     @app_commands.choices(scope=PERSONA_SCOPES)
     async def show(self, interaction: discord.Interaction, scope: str = "server") -> None:
         channel_id = scope_channel(interaction, scope)
@@ -115,10 +110,7 @@ class PersonaCog(ConfigCog):
         for part in pieces(f"{header}\n{current}"):  # up to 4,000 characters: more than one message holds
             await send(interaction, part)
 
-    @persona.command(name=lstr("commands.persona.clear.name"),
-                     description=lstr("commands.persona.clear.description"))
-    @app_commands.rename(scope=lstr("commands.param.persona_scope.name"))
-    @app_commands.describe(scope=lstr("commands.param.persona_scope.description"))
+    @localized(persona.command, "commands.persona.clear", params={"scope": "persona_scope"})
     @app_commands.choices(scope=PERSONA_SCOPES)
     async def clear(self, interaction: discord.Interaction, scope: str = "server") -> None:
         channel_id = scope_channel(interaction, scope)

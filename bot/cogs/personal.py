@@ -18,7 +18,7 @@ from bot.catalog.offer import offered, personal_list_route, unlisted_lines
 from bot.check.command import check_own_route
 from bot.cogs.base import RENAMED_TO, SCOPE_CHOICES, ConfigCog, renamed_note, reply, send, text
 from bot.cogs.forms import KeyModal
-from bot.edge.translator import lstr
+from bot.edge.translator import localized, named
 from bot.repo.personal import PersonalInfo
 from bot.repo.usage import usage_by
 from bot.usage.report import REPORT_DAYS, usage_lines
@@ -90,45 +90,32 @@ class PersonalKeyModal(KeyModal):
 
 class PersonalCog(ConfigCog):
     personal = app_commands.Group(
-        name=lstr("commands.personal.name"), description=lstr("commands.personal.description"),
+        **named("commands.personal"),
     )
 
     key = app_commands.Group(
-        name=lstr("commands.personal.key.name"), description=lstr("commands.personal.key.description"),
+        **named("commands.personal.key"),
         parent=personal,
     )
 
-    @key.command(name=lstr("commands.personal.key.set.name"), description=lstr("commands.personal.key.set.description"))
-    @app_commands.rename(scope=lstr("commands.param.scope.name"))
-    @app_commands.describe(scope=lstr("commands.param.scope.description"))
+    @localized(key.command, "commands.personal.key.set")
     @app_commands.choices(scope=SCOPE_CHOICES)
     async def key_set(self, interaction: discord.Interaction, scope: str | None = None) -> None:
         await self._open_key_form(interaction, scope)
 
-    @key.command(name=lstr("commands.personal.key.clear.name"),
-                 description=lstr("commands.personal.key.clear.description"))
-    @app_commands.rename(scope=lstr("commands.param.scope.name"))
-    @app_commands.describe(scope=lstr("commands.param.scope.description"))
+    @localized(key.command, "commands.personal.key.clear")
     @app_commands.choices(scope=SCOPE_CHOICES)
     async def key_clear(self, interaction: discord.Interaction, scope: str | None = None) -> None:
         await self._clear_key(interaction, scope)
 
     # The names before the verbs were made one scheme (`bot/cogs/help.py`): kept for one
     # release, hidden from /help, each saying its new name.
-    @personal.command(name=lstr("commands.personal.key_set.name"),
-                      description=lstr("commands.personal.key_set.description"),
-                      extras={RENAMED_TO: "personal key set"})
-    @app_commands.rename(scope=lstr("commands.param.scope.name"))
-    @app_commands.describe(scope=lstr("commands.param.scope.description"))
+    @localized(personal.command, "commands.personal.key_set", extras={RENAMED_TO: "personal key set"})
     @app_commands.choices(scope=SCOPE_CHOICES)
     async def old_key_set(self, interaction: discord.Interaction, scope: str | None = None) -> None:
         await self._open_key_form(interaction, scope, renamed_note(interaction))
 
-    @personal.command(name=lstr("commands.personal.key_remove.name"),
-                      description=lstr("commands.personal.key_remove.description"),
-                      extras={RENAMED_TO: "personal key clear"})
-    @app_commands.rename(scope=lstr("commands.param.scope.name"))
-    @app_commands.describe(scope=lstr("commands.param.scope.description"))
+    @localized(personal.command, "commands.personal.key_remove", extras={RENAMED_TO: "personal key clear"})
     @app_commands.choices(scope=SCOPE_CHOICES)
     async def old_key_remove(self, interaction: discord.Interaction, scope: str | None = None) -> None:
         await self._clear_key(interaction, scope, renamed_note(interaction))
@@ -144,13 +131,7 @@ class PersonalCog(ConfigCog):
         key = "commands.reply.personal_key_removed" if removed else "commands.reply.personal_key_none"
         await send(interaction, "\n".join(filter(None, [renamed, text(interaction, key, scope=where.label(interaction))])))
 
-    @personal.command(name=lstr("commands.personal.model.name"),
-                      description=lstr("commands.personal.model.description"))
-    @app_commands.rename(provider=lstr("commands.param.provider.name"), model=lstr("commands.param.model.name"),
-                         scope=lstr("commands.param.scope.name"))
-    @app_commands.describe(provider=lstr("commands.param.provider.description"),
-                           model=lstr("commands.param.model.description"),
-                           scope=lstr("commands.param.scope.description"))
+    @localized(personal.command, "commands.personal.model")
     @app_commands.choices(provider=PERSONAL_PROVIDERS, scope=SCOPE_CHOICES)
     async def model(self, interaction: discord.Interaction, provider: str, model: str,
                     scope: str | None = None) -> None:
@@ -177,11 +158,7 @@ class PersonalCog(ConfigCog):
                                           interaction.namespace.provider)
         return offered(self.bot.access, route, current)
 
-    @personal.command(name=lstr("commands.personal.override.name"),
-                      description=lstr("commands.personal.override.description"))
-    @app_commands.rename(enabled=lstr("commands.param.enabled.name"), scope=lstr("commands.param.scope.name"))
-    @app_commands.describe(enabled=lstr("commands.param.enabled.description"),
-                           scope=lstr("commands.param.scope.description"))
+    @localized(personal.command, "commands.personal.override")
     @app_commands.choices(scope=SCOPE_CHOICES)
     async def override(self, interaction: discord.Interaction, enabled: bool, scope: str | None = None) -> None:
         where = scope_of(interaction, scope)
@@ -190,11 +167,7 @@ class PersonalCog(ConfigCog):
         key = "commands.reply.personal_override_on" if enabled else "commands.reply.personal_override_off"
         await reply(interaction, key, scope=where.label(interaction))
 
-    @personal.command(name=lstr("commands.personal.server_fallback.name"),
-                      description=lstr("commands.personal.server_fallback.description"))
-    @app_commands.rename(allowed=lstr("commands.param.allowed.name"), scope=lstr("commands.param.scope.name"))
-    @app_commands.describe(allowed=lstr("commands.param.allowed.description"),
-                           scope=lstr("commands.param.scope.description"))
+    @localized(personal.command, "commands.personal.server_fallback")
     @app_commands.choices(scope=SCOPE_CHOICES)
     async def server_fallback(self, interaction: discord.Interaction, allowed: bool,
                               scope: str | None = None) -> None:
@@ -204,8 +177,7 @@ class PersonalCog(ConfigCog):
         key = "commands.reply.personal_fallback_allowed" if allowed else "commands.reply.personal_fallback_denied"
         await reply(interaction, key, scope=where.label(interaction))
 
-    @personal.command(name=lstr("commands.personal.usage.name"),
-                      description=lstr("commands.personal.usage.description"))
+    @localized(personal.command, "commands.personal.usage")
     async def usage(self, interaction: discord.Interaction) -> None:
         """The caller's own usage in every server and DM (their rows only)."""
         day = datetime.now(UTC).date()
@@ -215,8 +187,7 @@ class PersonalCog(ConfigCog):
         lines = usage_lines(partial(text, interaction), "commands.reply.personal_usage_header", today, month)
         await send(interaction, "\n".join(lines))
 
-    @personal.command(name=lstr("commands.personal.check.name"),
-                      description=lstr("commands.personal.check.description"))
+    @localized(personal.command, "commands.personal.check")
     async def check_route(self, interaction: discord.Interaction) -> None:
         """One live request per capability of the caller's own key and model (`bot.check`)."""
         await check_own_route(self.bot, interaction)

@@ -1,16 +1,13 @@
 """The error embed as a `discord.Embed`, in the locale of whoever will read it.
 
-A mention reply is read by the channel, so it uses the guild's preferred locale; a slash
-command answer is read by the member who ran it, so it uses the interaction's locale.
-DMs have no guild: English. The layout itself lives in `bot.errors.embed`.
+A mention reply is read by the channel, so it uses the guild's preferred locale; DMs have
+no guild: English. The layout itself lives in `bot.errors.embed`.
 """
 
 from __future__ import annotations
 
 import discord
 
-from bot.errors.embed import build_error_embed_spec
-from bot.errors.presentation import ErrorPresentation
 from stream.sink import EmbedSpec
 
 
@@ -20,14 +17,6 @@ def locale_for_message(message: discord.Message) -> str | None:
     if guild is None or guild.preferred_locale is None:
         return None
     return guild.preferred_locale.value
-
-
-def locale_for_interaction(interaction: discord.Interaction) -> str | None:
-    """The locale of the member's Discord client, falling back to the guild's."""
-    for locale in (interaction.locale, interaction.guild_locale):
-        if locale is not None:
-            return locale.value
-    return None
 
 
 def embed_from_spec(spec: EmbedSpec) -> discord.Embed:
@@ -40,8 +29,3 @@ def embed_from_spec(spec: EmbedSpec) -> discord.Embed:
     if spec.footer:
         embed.set_footer(text=spec.footer)
     return embed
-
-
-def render_error_embed(presentation: ErrorPresentation, locale: str | None) -> discord.Embed:
-    """Title, headline + detail, tips and colour of `presentation`, rendered in `locale`."""
-    return embed_from_spec(build_error_embed_spec(presentation, locale))

@@ -13,17 +13,22 @@ renewed until then.
 
 Every call carries its priority to the global budget (`bot/edge/budget.py`), which
 the HTTP trace applies to the request: an answer's sends, final edits and deletes are
-urgent, an edit the stream marks interim may be refused (`SinkBusy`: skipped, not
+urgent, an edit whose `Write` may be skipped may be refused (`SinkBusy`: skipped, not
 failed), and a sink that is not an answer's (refusals, the thought log) and "typing…"
 are routine. An edit returns once Discord has answered it, not after discord.py's hold
 on the bucket it emptied (`bot/edge/answered.py`): a turn's last edit ends the turn.
 
+An edit goes through discord.py's HTTP client (`HTTPClient.edit_message`, the request
+`PartialMessage.edit` makes: its buckets, 429 retries and errors) but does not turn
+Discord's answer into a `discord.Message`: nothing reads it, and building one (with its
+components) cost about a tenth of the edit's CPU (docs/benchmarks.md, issue 34).
+
 With `controls` (`bot/capabilities/answer_controls/buttons.py`) the answer's buttons ride on the sends and
-edits the delivery makes anyway, never on a request of their own: text still streaming
-(ending with the indicator) carries Stop; the closing delivery of the last message
-carries the final buttons of the answer's `Ending` (a closing call without one, a note
-after the end, leaves the buttons as they are); any other final text (a split head)
-carries none, so Stop stays only on the newest part.
+edits the delivery makes anyway, never on a request of their own, as each call's
+`Write` says: interim text (still streaming) carries Stop; the closing write of the last
+message carries the final buttons of the answer's `Ending` (a closing write without one,
+a note after the end, leaves the buttons as they are); any other final text (a split
+head) carries none, so Stop stays only on the newest part.
 """
 
 from __future__ import annotations
@@ -36,14 +41,15 @@ from typing import Any
 
 import aiohttp
 import discord
+from discord.http import handle_message_parameters
 
 from bot.capabilities.answer_controls.buttons import AnswerControls
 from bot.edge.answered import until_answered
 from bot.edge.budget import BudgetBusy, Priority, request_priority
 from bot.edge.embeds import embed_from_spec
 from bot.load.metrics import FIRST_MESSAGE_SECONDS
-from stream.buffer import STREAMING_INDICATOR
 from stream.sink import (
+    FINAL,
     EmbedSpec,
     MessageGone,
     RateLimitInfo,
@@ -52,9 +58,7 @@ from stream.sink import (
     SinkError,
     SinkForbidden,
     SinkUnavailable,
-    current_ending,
-    is_closing,
-    is_interim,
+    Write,
 )
 
 NO_MENTIONS = discord.AllowedMentions.none()
@@ -158,37 +162,44 @@ class DiscordMessageSink:
             waited = (discord.utils.utcnow() - self.reply_to.created_at).total_seconds()
             FIRST_MESSAGE_SECONDS.observe(max(0.0, waited))
 
-    def _buttons(self, content: str) -> dict[str, Any]:
+    def _buttons(self, write: Write) -> dict[str, Any]:
         """The `view` argument of a text send or edit (see the module docstring)."""
         controls = self.controls
         if controls is None:
             return _UNCHANGED
-        if content.endswith(STREAMING_INDICATOR):
+        if write.stage == "interim":
             return {"view": controls.stop}
-        if is_closing():
-            ending = current_ending()
-            return _UNCHANGED if ending is None else {"view": controls.final(ending)}
+        if write.stage == "closing":
+            return _UNCHANGED if write.ending is None else {"view": controls.final(write.ending)}
         return {"view": None}
 
-    async def send(self, content: str, *, reply: bool = False) -> SentMessage:
-        buttons = self._buttons(content)
+    async def send(self, content: str, *, reply: bool = False, write: Write = FINAL) -> SentMessage:
+        buttons = self._buttons(write)
         sent = await self._post(reply, content=content, **buttons)
         if buttons:
             self._views[sent.id] = buttons["view"]
         return sent
 
-    async def edit(self, message: SentMessage, content: str) -> None:
-        priority = Priority.INTERIM if is_interim() else self._priority
-        buttons = self._buttons(content)
+    async def edit(self, message: SentMessage, content: str, *, write: Write = FINAL) -> None:
+        priority = Priority.INTERIM if write.may_skip else self._priority
+        buttons = self._buttons(write)
         if buttons and self._views.get(message.id, _UNKNOWN) is buttons["view"]:
             buttons = _UNCHANGED  # the message shows these buttons already: an interim edit carries text only
         with request_priority(priority), sink_errors(editing=True):
             # Back once Discord took it, not after discord.py's hold on an emptied bucket.
-            await until_answered(self._partial(message).edit(content=content, allowed_mentions=NO_MENTIONS,
-                                                             **buttons))
+            await until_answered(self._patch(message, content, buttons))
         if buttons:
             self._views[message.id] = buttons["view"]
         self._stop_typing()  # an answer regenerated into its old messages shows text by editing them
+
+    async def _patch(self, message: SentMessage, content: str, buttons: dict[str, Any]) -> None:
+        """The request `PartialMessage.edit` makes, without building a `Message` from the
+        answer (see the module docstring). Our views are never in discord.py's view store
+        (`SentView.is_dispatchable`), so there is none to store or forget here."""
+        state = self.channel._state  # type: ignore[attr-defined]
+        with handle_message_parameters(content=content, allowed_mentions=NO_MENTIONS,
+                                       previous_allowed_mentions=state.allowed_mentions, **buttons) as params:
+            await state.http.edit_message(self.channel.id, message.id, params=params)  # type: ignore[attr-defined]
 
     async def delete(self, message: SentMessage) -> None:
         """Remove a superseded message; an answer's sink shows "typing…" again until the retry speaks."""

@@ -38,7 +38,7 @@ from sqlalchemy.orm import Session
 
 from bot.capabilities.declarations import DECLARATIONS
 from bot.capabilities.declared import ServerValues, server_values
-from bot.capabilities.listening.storage import listen_channels
+from bot.capabilities.listening.storage import listen_channels, servers_listening
 from bot.db.models import Persona
 from bot.load.metrics import database_error
 from bot.repo.capability_settings import read_server_values
@@ -185,6 +185,10 @@ class ConfigCache:
         # members have none, and their first question then costs no read. A member
         # stamped since (here or by another process) joins the set; none ever leaves it.
         self._configured: set[int] | None = None
+        # Servers with a listen channel (None until the first poll), the same way: a
+        # message that does not address the bot elsewhere needs no server read. A server
+        # stamped since joins the set (it may have begun to listen); none ever leaves it.
+        self._listening: set[int] | None = None
 
     async def server(self, guild_id: int | None) -> ServerConfig:
         """The server's configuration; raises SQLAlchemyError/OSError when it is not kept
@@ -193,6 +197,10 @@ class ConfigCache:
         if kept is not None:
             return kept
         return await self._load(self._servers, guild_id, lambda s: load_server(s, self.settings, guild_id))
+
+    def may_listen(self, guild_id: int) -> bool:
+        """Whether the server may have a listen channel (unknown before the first poll: it may)."""
+        return self._listening is None or guild_id in self._listening
 
     async def personal(self, user_id: int, guild_id: int | None) -> PersonalEntry:
         """The member's effective own configuration here (the server's row, else global)."""
@@ -244,6 +252,8 @@ class ConfigCache:
         self._epoch += 1
         if scope == "server":
             self._servers.items.pop(scope_id, None)
+            if self._listening is not None:
+                self._listening.add(scope_id)
         elif scope == "member":
             if self._configured is not None:
                 self._configured.add(scope_id)
@@ -267,6 +277,7 @@ class ConfigCache:
             async with self.sessions() as session:
                 self._seen = await latest_stamp(session)  # before the members: a later write is polled
                 self._configured = await members_with_settings(session)
+                self._listening = await servers_listening(session)
             self.clear()
             return 0
         changes = await self._changes_since(self._seen)

@@ -238,10 +238,3 @@ class Observability:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
-
-
-def start_metrics(settings: Any) -> None:
-    """Kept for `python -m bot`'s call: the server now starts on the bot's loop with the bot
-    (LLMBot.setup_hook), so nothing is started here."""
-    if settings.METRICS_PORT:
-        log.debug("metrics and health will be served on port %d once the bot starts", settings.METRICS_PORT)

@@ -215,11 +215,6 @@ def _grouped(messages: Sequence[discord.Message], bot_id: int,
     return turns
 
 
-def dm_turns(messages: Sequence[discord.Message], bot_id: int) -> list[Message]:
-    """DM messages (oldest first) as turns (see `_grouped`)."""
-    return [turn for turn, _ in _grouped(messages, bot_id, named=False)]
-
-
 def _bounded(grouped: list[tuple[Message, list[discord.Message]]], limit: int, more: bool) -> History:
     """The last `limit` turns (opening with a user turn), the messages they came from (their
     files travel with the question), and how many were left out."""

@@ -83,14 +83,6 @@ async def get_persona(session: AsyncSession, guild_id: int, channel_id: int | No
     return await session.scalar(select(Persona.body).where(*_persona_where(guild_id, channel_id)))
 
 
-async def effective_persona(session: AsyncSession, guild_id: int, channel_id: int) -> str | None:
-    """The channel's persona, else the server's, else None."""
-    rows = await session.execute(select(Persona.channel_id, Persona.body).where(
-        Persona.guild_id == guild_id, (Persona.channel_id == channel_id) | Persona.channel_id.is_(None)))
-    found = dict(rows.all())
-    return found.get(channel_id, found.get(None))
-
-
 @config_write("server", "guild_id")
 async def clear_persona(session: AsyncSession, guild_id: int, channel_id: int | None) -> bool:
     result = await session.execute(delete(Persona).where(*_persona_where(guild_id, channel_id)))
@@ -121,13 +113,6 @@ async def set_channel_rule(session: AsyncSession, guild_id: int, channel_id: int
     stmt = insert_for(session, ChannelRule).values(guild_id=guild_id, channel_id=channel_id, rule=rule)
     await session.execute(stmt.on_conflict_do_update(index_elements=["guild_id", "channel_id"],
                                                      set_={"rule": rule}))
-
-
-@config_write("server", "guild_id")
-async def clear_channel_rule(session: AsyncSession, guild_id: int, channel_id: int) -> bool:
-    result = await session.execute(delete(ChannelRule).where(ChannelRule.guild_id == guild_id,
-                                                             ChannelRule.channel_id == channel_id))
-    return bool(result.rowcount)
 
 
 @config_write("server", "guild_id")

@@ -1,14 +1,12 @@
-"""The shipped tools: current time, dice, the current channel's recent messages, and web
-search when the operator configured a search service.
+"""The shipped tools: current time, dice and the current channel's recent messages (web
+search's tool is its capability's: `bot.capabilities.web_search.tool`).
 
 All are read-only and safe: no network beyond the Discord channel the question was asked
-in and the operator's search service (reached under the custom endpoints' address rules),
-no filesystem, bounded output.
+in, no filesystem, bounded output.
 """
 
 from __future__ import annotations
 
-import functools
 import random
 from datetime import UTC, datetime
 from typing import Any
@@ -17,7 +15,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import discord
 from pydantic import BaseModel, Field
 
-from bot.capabilities.web_search.service.service import SearchService
 from bot.tools.dice import parse_notation, roll
 from bot.tools.registry import Tool, ToolContext, ToolError, ToolRegistry
 
@@ -31,11 +28,6 @@ class CurrentTimeArgs(BaseModel):
 
 class RollDiceArgs(BaseModel):
     notation: str = Field(..., description="Dice notation NdS[+-M], e.g. '2d6+1' or 'd20'.")
-
-
-class WebSearchArgs(BaseModel):
-    query: str = Field(..., min_length=1, max_length=400,
-                       description="What to search the web for, as you would type it into a search engine.")
 
 
 class RecentMessagesArgs(BaseModel):
@@ -99,25 +91,8 @@ def _trim(text: str) -> str:
     return text if len(text) <= CONTENT_LIMIT else text[: CONTENT_LIMIT - 1] + "…"
 
 
-async def web_search(args: WebSearchArgs, context: ToolContext, *, service: SearchService) -> str:
-    """Search results framed as untrusted data, or a line saying search is unavailable (a
-    failed search never fails the answer); the outcome goes to the answer's search log."""
-    if context.may_search is not None and not await context.may_search():
-        return SEARCHES_USED_UP
-    return await service.run(args.query, context.search_log)
-
-
-SEARCHES_USED_UP = ("No more web searches are available for this answer. Answer from the results you have "
-                    "and what you know, and tell the reader the answer may not be fully grounded in search results.")
-WEB_SEARCH_DESCRIPTION = ("Search the web for current or specific information. Returns up to 5 results "
-                          "(title, URL, snippet); cite the URLs you use.")
-
-
-def default_registry(search: SearchService | None = None) -> ToolRegistry:
-    """The tools every chat turn offers; `web_search` too when a search service is given
-    (`bot.capabilities.web_search.service.search_service(settings)`: None when SEARCH_BACKEND is unset)."""
-    extra = [] if search is None else [
-        Tool("web_search", WEB_SEARCH_DESCRIPTION, WebSearchArgs, functools.partial(web_search, service=search))]
+def default_registry(*extra: Tool) -> ToolRegistry:
+    """The tools every chat turn offers, and `extra` ones a capability adds (web search's)."""
     return ToolRegistry([
         Tool("current_time", "Current date and time, optionally in an IANA time zone.",
              CurrentTimeArgs, current_time),

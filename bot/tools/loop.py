@@ -31,7 +31,6 @@ from stream.buffer import MessageDelivery
 from stream.interrupt import Interrupt
 from stream.limits import StreamLimits
 from stream.orchestrator import DEFAULT_LIMITS, StreamResult, ending_of, run_stream
-from stream.sink import answer_ending
 
 log = logging.getLogger(__name__)
 
@@ -117,8 +116,7 @@ class ToolLoop:
         tools_offered = True
         while result.status == "function_call" and tools_offered:
             if interrupt.is_set():  # asked to stop between responses
-                with answer_ending(ending_of(result, interrupt.reason)):
-                    await delivery.finish()
+                await delivery.finish(ending=ending_of(result, interrupt.reason))
                 result.status, result.interrupted = "interrupted", interrupt.reason
                 return result
             iterations += 1
@@ -145,6 +143,5 @@ class ToolLoop:
             result.thoughts[:0], result.captured_blocks[:0] = earlier.thoughts, earlier.captured_blocks
             result.thoughts_cut = result.thoughts_cut or earlier.thoughts_cut
         if result.status == "function_call":  # bounded and the model still wants tools: the
-            with answer_ending(ending_of(result)):  # turn says so (a `function_call` result after the loop)
-                await delivery.finish()
+            await delivery.finish(ending=ending_of(result))  # turn says so (a `function_call` result after the loop)
         return result

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import BaseModel
 
-from bot.capabilities.web_search.service.log import SearchLog
 from bot.tools.schema import tool_parameters
 from providers.types import ToolSpec
 
@@ -20,12 +19,6 @@ class ToolContext:
 
     channel: Any = None  # a discord.py messageable (None outside Discord)
     asker: Any = None  # the discord.py Member (or User in DMs) who asked
-    # The answer's record of its web searches (queries, sources, failures), which the
-    # `web_search` tool adds to and the turn reads afterwards; None: nothing is recorded.
-    search_log: SearchLog | None = None
-    # Asked before each web search: within the answer's bound and the member's daily
-    # limit (the search is counted when it answers True); None: no bound.
-    may_search: Callable[[], Awaitable[bool]] | None = None
 
 
 class ToolError(Exception):
@@ -56,6 +49,14 @@ class ToolRegistry:
                 raise ValueError(f"duplicate tool name {tool.name!r}")
             self._tools[tool.name] = tool
         self._specs = [tool.spec() for tool in self._tools.values()]  # built once, sent every turn
+
+    def rebound(self, name: str, run: Callable[[Any, ToolContext], Awaitable[Any]]) -> ToolRegistry:
+        """The same tools, with `name` run by `run` for one answer (a capability binds its
+        tool to the answer's own state); the specs are shared, not built again."""
+        bound = ToolRegistry.__new__(ToolRegistry)
+        bound._tools = {**self._tools, name: replace(self._tools[name], run=run)}
+        bound._specs = self._specs
+        return bound
 
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)

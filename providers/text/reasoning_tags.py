@@ -23,7 +23,6 @@ ANY_TAG_PATTERN = rf"</?(?:{NAMESPACE_PATTERN})?{TAG_WORD}>"
 TAG_FLAGS = re.IGNORECASE | re.ASCII
 
 THINK_TAG_RE = re.compile(ANY_TAG_PATTERN, TAG_FLAGS)
-THINK_OPEN_RE = re.compile(OPEN_TAG_PATTERN, TAG_FLAGS)
 THINK_CLOSE_RE = re.compile(CLOSE_TAG_PATTERN, TAG_FLAGS)
 
 # A tag cut off at the end of the text available so far.
@@ -42,19 +41,9 @@ class TrailingTagPrefix:
     kind: TagKind
 
 
-def find_think_open(text: str, start: int = 0) -> re.Match[str] | None:
-    """First opening tag at or after `start`; never a closing tag."""
-    return THINK_OPEN_RE.search(text, start)
-
-
 def find_think_close(text: str, start: int = 0) -> re.Match[str] | None:
     """First closing tag at or after `start`."""
     return THINK_CLOSE_RE.search(text, start)
-
-
-def strip_think_tags(text: str) -> str:
-    """Delete every complete tag and keep the text around it."""
-    return THINK_TAG_RE.sub("", text)
 
 
 def find_trailing_tag_prefix(text: str) -> TrailingTagPrefix | None:

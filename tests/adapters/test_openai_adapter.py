@@ -22,6 +22,7 @@ from providers import (
     normalized_stream,
 )
 from providers.endpoint_check import EndpointPolicy
+from providers.error_description import describe_error
 from providers.openai_compat.adapter import OpenAICompatAdapter
 from providers.openai_compat.request import DEFAULT_BASE_URLS
 from providers.types import ProviderError, RawStreamChunk, Usage
@@ -370,11 +371,9 @@ def test_handle_provider_error_sdk_classes(exc, kind, retryable):
     assert err.original_error is exc
 
 
-def test_create_error_description_is_localized():
-    adapter = create_adapter("openrouter", api_key="k", model="m")
+def test_the_error_headline_is_localized():
     err = ProviderError("rate_limit", "slow down", True, "429", status=429, provider="openrouter")
-    english = adapter.create_error_description(err, "en")
-    japanese = adapter.create_error_description(err, "ja")
+    english, japanese = describe_error(err, "en"), describe_error(err, "ja")
     assert english and japanese and english != japanese
 
 

@@ -18,7 +18,6 @@ from providers.streaming import (
     StreamInterruptedError,
     StreamTimeoutError,
     classify_transport_error,
-    iter_sse,
     paced_reader,
     reader_of,
     response_timeout,
@@ -26,7 +25,9 @@ from providers.streaming import (
 
 
 def decode_all(pieces: list[bytes]) -> list:
-    return list(iter_sse(iter(pieces)))
+    """Every event of a whole body read in `pieces`, as the adapters feed the decoder."""
+    decoder = SSEDecoder()
+    return [event for piece in pieces for event in decoder.feed(piece)] + decoder.finish()
 
 
 def test_basic_events_and_done():

@@ -14,7 +14,7 @@ from bot.terminal_sink import TERMINAL_MESSAGE_LIMIT, WITHDRAWN, TerminalSink, t
 from stream.buffer import STREAMING_INDICATOR as I
 from stream.buffer import MessageDelivery
 from stream.pacing import EditBudget
-from stream.sink import EmbedSpec
+from stream.sink import INTERIM, EmbedSpec
 from tests.support.data_openai import chunks_of, long_answer_with_code
 
 
@@ -43,8 +43,8 @@ async def test_a_long_answer_with_code_prints_whole_in_order_and_once(piece: int
 async def test_an_open_code_block_prints_once_while_it_grows() -> None:
     out = io.StringIO()
     sink = TerminalSink(out)
-    message = await sink.send("```py\na = 1\n```" + I)  # the renderer closed the open fence
-    await sink.edit(message, "```py\na = 1\nb = 2\n```" + I)
+    message = await sink.send("```py\na = 1\n```" + I, write=INTERIM)  # the renderer closed the open fence
+    await sink.edit(message, "```py\na = 1\nb = 2\n```" + I, write=INTERIM)
     await sink.edit(message, "```py\na = 1\nb = 2\n```")  # the final text: the model's own closer
     sink.close()
     assert out.getvalue() == "```py\na = 1\nb = 2\n```\n"
@@ -53,7 +53,7 @@ async def test_an_open_code_block_prints_once_while_it_grows() -> None:
 async def test_a_shorter_view_prints_nothing_and_the_next_extension_no_repeat() -> None:
     out = io.StringIO()
     sink = TerminalSink(out)
-    message = await sink.send("Hello world" + I)
+    message = await sink.send("Hello world" + I, write=INTERIM)
     await sink.edit(message, "Hello")
     await sink.edit(message, "Hello world, again.")
     sink.close()
@@ -63,7 +63,7 @@ async def test_a_shorter_view_prints_nothing_and_the_next_extension_no_repeat() 
 async def test_a_note_extends_and_a_rewrite_prints_from_where_it_differs() -> None:
     out = io.StringIO()
     sink = TerminalSink(out)
-    message = await sink.send("Partial answ" + I)
+    message = await sink.send("Partial answ" + I, write=INTERIM)
     await sink.edit(message, "Partial answer")
     await sink.edit(message, "Partial answer\n\n*interrupted*")
     await sink.edit(message, "Partial answer\n\n*stopped*")  # not an extension: the terminal keeps the older characters
@@ -74,7 +74,7 @@ async def test_a_note_extends_and_a_rewrite_prints_from_where_it_differs() -> No
 async def test_a_retracted_answer_is_said_and_the_retry_starts_on_its_own_line() -> None:
     out = io.StringIO()
     sink = TerminalSink(out)
-    first = await sink.send("The first try" + I)
+    first = await sink.send("The first try" + I, write=INTERIM)
     await sink.delete(first)
     await sink.send("The second try.")
     sink.close()
@@ -84,7 +84,7 @@ async def test_a_retracted_answer_is_said_and_the_retry_starts_on_its_own_line()
 async def test_an_embed_is_headline_detail_and_tips_on_the_error_stream() -> None:
     out, err = io.StringIO(), io.StringIO()
     sink = TerminalSink(out, err)
-    message = await sink.send("Half an answ" + I)
+    message = await sink.send("Half an answ" + I, write=INTERIM)
     await sink.edit(message, "Half an answer")
     await sink.send_embed(EmbedSpec(title="The provider did not accept the key",
                                     description="OpenAI did not accept the API key.\n\nDetail.",
@@ -110,9 +110,9 @@ async def test_control_sequences_are_left_out_even_when_cut_across_edits(piece: 
 async def test_an_unfinished_sequence_is_held_until_it_ends_or_the_answer_does() -> None:
     out = io.StringIO()
     sink = TerminalSink(out)
-    message = await sink.send("ab\x1b]0;pw" + I)
+    message = await sink.send("ab\x1b]0;pw" + I, write=INTERIM)
     assert out.getvalue() == "ab"  # its parameters are not printed as text while it may still end
-    await sink.edit(message, "ab\x1b]0;pwned\x07cd" + I)
+    await sink.edit(message, "ab\x1b]0;pwned\x07cd" + I, write=INTERIM)
     assert out.getvalue() == "abcd"
     await sink.edit(message, "abcd\x1b]0;never ends")
     sink.close()

@@ -85,7 +85,6 @@ def calls(vault: Vault) -> dict[str, Callable[[Any], Awaitable[Any]]]:
         "clear_persona": lambda s: _module("controls").clear_persona(s, GUILD, None),
         "set_channel_mode": lambda s: _module("controls").set_channel_mode(s, GUILD, "allowlist"),
         "set_channel_rule": lambda s: _module("controls").set_channel_rule(s, GUILD, 77, "allow"),
-        "clear_channel_rule": lambda s: _module("controls").clear_channel_rule(s, GUILD, 77),
         "add_access_rule": lambda s: _module("controls").add_access_rule(s, GUILD, 55, "block_member"),
         "remove_access_rule": lambda s: _module("controls").remove_access_rule(s, GUILD, 55, ("block_member",)),
         "set_params": lambda s: _module("params").set_params(s, GUILD, temperature=0.3),

@@ -16,7 +16,6 @@ from bot.repo.controls import (
     add_access_rule,
     clear_persona,
     count_channel_personas,
-    effective_persona,
     get_persona,
     read_controls,
     remove_access_rule,
@@ -37,18 +36,14 @@ async def test_server_and_channel_personas_are_separate_and_replaced_in_place(se
     async with sessions() as session:
         server = await get_persona(session, GUILD, None)
         channel = await get_persona(session, GUILD, CHANNEL)
-        here = await effective_persona(session, GUILD, CHANNEL)
-        there = await effective_persona(session, GUILD, OTHER_CHANNEL)
-        nowhere = await effective_persona(session, 30, CHANNEL)
         rows = await session.scalar(select(func.count()).select_from(Persona))
         per_channel = await count_channel_personas(session, GUILD)
     assert (server, channel) == ("Server voice, edited.\nSecond line.", "Channel voice.")
-    assert (here, there, nowhere) == ("Channel voice.", "Server voice, edited.\nSecond line.", None)
     assert (rows, per_channel) == (3, 1)
     async with sessions() as session, session.begin():
         assert await clear_persona(session, GUILD, CHANNEL) is True
         assert await clear_persona(session, GUILD, CHANNEL) is False
-        assert await effective_persona(session, GUILD, CHANNEL) == "Server voice, edited.\nSecond line."
+        assert await get_persona(session, GUILD, None) == "Server voice, edited.\nSecond line."
 
 
 @pytest.mark.parametrize(("body", "code"), [

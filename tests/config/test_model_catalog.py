@@ -12,13 +12,14 @@ from bot.catalog.choices import best_matches, is_listed
 from bot.catalog.routes import ListRoute, chosen_provider, key_print
 from providers.identity import Provider
 from providers.model_list import ListedModel
+from tests.support.check_catalog import fetching
 
 MODELS = tuple(ListedModel(name) for name in ("gpt-5.5", "o3", "gpt-5.5-mini", "chatgpt-5", "GPT-OSS", "x" * 101))
 KEY = ListKey(Provider.OPENROUTER, None, "print")
 
 
 async def settled(catalog: ModelCatalog, key: ListKey = KEY) -> None:
-    while catalog.fetching(key):
+    while fetching(catalog, key):
         await asyncio.sleep(0)
 
 
@@ -62,7 +63,7 @@ async def test_one_fetch_per_route_at_a_time_and_a_stale_list_is_served_while_it
         return (ListedModel(f"m{len(calls)}", frozenset({"tools"})),)
 
     assert catalog.models(KEY, fetch) == () and catalog.models(KEY, fetch) == ()
-    assert catalog.fetching(KEY)
+    assert fetching(catalog, KEY)
     gate.set()
     await settled(catalog)
     assert calls == [0] and catalog.models(KEY, fetch) == (ListedModel("m1", frozenset({"tools"})),)
@@ -95,6 +96,6 @@ async def test_kept_lists_are_bounded_and_closing_stops_running_fetches(monkeypa
         return ()
 
     catalog.models(KEY, never)
-    assert catalog.fetching(KEY)
+    assert fetching(catalog, KEY)
     await catalog.aclose()
-    assert not catalog.fetching(KEY) and catalog.kept(KEY) is None
+    assert not fetching(catalog, KEY) and catalog.kept(KEY) is None

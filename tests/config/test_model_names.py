@@ -21,6 +21,7 @@ from bot.repo import KeyLease, KeyRef
 from bot.repo.routes import environment_target
 from bot.turn.attempts import open_adapter
 from providers.identity import Provider
+from tests.support.check_catalog import fetching
 from tests.support.data_errors import openai_error
 from tests.support.drive_commands import (
     NO_PERMISSIONS,
@@ -116,7 +117,7 @@ async def test_a_failing_list_offers_nothing_and_is_logged_once_per_outage(fake_
 
     async def keystroke_until(requests: int) -> list[dict]:
         choices = await set_choices(run, fake, "gpt")
-        await run.wait_for(lambda: len(server.requests) == requests and not bot.access.catalog.fetching(key))
+        await run.wait_for(lambda: len(server.requests) == requests and not fetching(bot.access.catalog, key))
         return choices
 
     async with running_bot(fake, bot) as run:

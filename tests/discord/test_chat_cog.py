@@ -14,7 +14,6 @@ from bot.cogs.chat import ChatCog
 from bot.load.answers import RunningAnswers
 from bot.load.turn_queue import TurnQueue
 from bot.question.conversation import addresses_bot, strip_bot_mention
-from bot.question.history import dm_turns
 from bot.settings import Settings, load_settings
 from providers.i18n import t
 from providers.types import Message
@@ -25,6 +24,7 @@ from tests.support.drive_commands import discord_text
 from tests.support.drive_discord_client import RunningBot, fast_ready_kwargs, running_bot
 from tests.support.fake_discord_server import FakeDiscord
 from tests.support.fake_provider_server import ProviderReplayServer, Reply
+from tests.support.in_thread import dm_turns
 
 
 class ChatBot(commands.Bot):

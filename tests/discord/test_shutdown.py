@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from providers.i18n import t
-from tests.attachments.hostile_files import form_bomb_pdf
+from tests.capabilities.reading.attachments.hostile_files import form_bomb_pdf
 from tests.discord.test_chat_e2e import ask, env_for
 from tests.support.check_answers import INDICATOR, answer_messages
 from tests.support.data_openai_responses import responses_stream

@@ -1,9 +1,10 @@
 """Catalogs and code agree, in every domain: no key used without text, no text nothing uses.
 
 Keys are found as string literals that are exactly a dotted key under bot/, stream/ and
-providers/ (a docstring mentioning a key does not count), plus the keys the error
-embed builds itself (the `_personal` forms), taken from its own tables, and the keys the
-settings declarations derive from their names (`bot.capabilities.declared`).
+providers/ (a docstring mentioning a key does not count), the keys a command declared by
+its key prefix stands for (`localized` and `named`, bot/edge/translator.py), the keys the
+settings declarations derive from their names (`bot.capabilities.declared`), plus the keys
+the error embed builds itself (the `_personal` forms), taken from its own tables.
 A domain is checked once any catalog of it exists; then it must exist in en and ja.
 """
 
@@ -32,17 +33,55 @@ KEY_RE = re.compile(r"(?:genai|commands|chat)\.[a-z0-9_.]+")
 
 
 def literal_keys(roots: list[Path]) -> dict[str, set[str]]:
-    """Key -> files using it, from string constants that are exactly a key."""
+    """Key -> files using it, from string constants that are exactly a key and from the
+    prefixes commands are declared by."""
     found: dict[str, set[str]] = defaultdict(set)
     for root in roots:
         for path in sorted(root.rglob("*.py")):
             tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            prefixes = _prefix_arguments(tree)
+            for key in _declared_keys(tree):
+                found[key].add(path.name)
             for node in ast.walk(tree):
-                if isinstance(node, ast.Constant) and isinstance(node.value, str):
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) and node not in prefixes:
                     value = node.value
                     if KEY_RE.fullmatch(value) and not value.endswith("."):
                         found[value].add(path.name)
     return found
+
+
+def _called(node: ast.AST, name: str) -> bool:
+    """A call of `name` with its prefix written out (translator.py passes one on by name)."""
+    index = {"named": 0, "localized": 1}[name]
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == name
+            and len(node.args) > index and isinstance(node.args[index], ast.Constant))
+
+
+def _prefix_arguments(tree: ast.AST) -> list[ast.Constant]:
+    """The prefix strings given to `named(prefix)` and `localized(make, prefix)`."""
+    return [node.args[index] for node in ast.walk(tree)
+            for name, index in (("named", 0), ("localized", 1)) if _called(node, name)]
+
+
+def _declared_keys(tree: ast.AST) -> set[str]:
+    """`<prefix>.name`/`.description` of each `named` and `localized` prefix, and for a
+    `localized` callback each parameter's `commands.param.<key>.name`/`.description` (its
+    own name, or the key `params=` gives it), after `self` and the interaction."""
+    keys: set[str] = set()
+    for node in ast.walk(tree):
+        if _called(node, "named"):
+            keys |= {f"{node.args[0].value}.name", f"{node.args[0].value}.description"}
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        for decorator in (d for d in node.decorator_list if _called(d, "localized")):
+            prefix = decorator.args[1].value
+            overrides = next((ast.literal_eval(k.value) for k in decorator.keywords if k.arg == "params"), {})
+            names = [a.arg for a in node.args.args]
+            options = names[2:] if names[:1] == ["self"] else names[1:]
+            keys |= {f"{prefix}.name", f"{prefix}.description"}
+            keys |= {f"commands.param.{overrides.get(name, name)}.{part}"
+                     for name in options for part in ("name", "description")}
+    return keys
 
 
 def catalog_entries(locale_dir: Path) -> dict[tuple[str, str], dict[str, str]]:
@@ -93,7 +132,10 @@ def test_the_checker_reports_missing_unused_and_untranslated_keys(tmp_path):
     code.mkdir()
     (code / "m.py").write_text(
         '"""Mentions genai.tips.in_docstring only."""\n'
-        'A = "genai.tips.used"\nB = "genai.tips.missing"\nC = "chat.hello"\nD = "genai.tips."\n')
+        'A = "genai.tips.used"\nB = "genai.tips.missing"\nC = "chat.hello"\nD = "genai.tips."\n'
+        '@localized(group.command, "commands.x.set", params={"scope": "where"})\n'
+        'async def set_(self, interaction, scope): ...\n'
+        'G = Group(**named("commands.x"))\n')
     po = tmp_path / "locales"
     for locale, extra in (("en", 'msgid "genai.tips.unused"\nmsgstr "U"\n'), ("ja", "")):
         path = po / locale / "LC_MESSAGES" / "errors.po"
@@ -101,7 +143,9 @@ def test_the_checker_reports_missing_unused_and_untranslated_keys(tmp_path):
         path.write_text(f'msgid "genai.tips.used"\nmsgstr "{locale}"\n\n{extra}', encoding="utf-8")
     (po / "en" / "LC_MESSAGES" / "chat.po").write_text('msgid "chat.hello"\nmsgstr ""\n', encoding="utf-8")
     used = set(literal_keys([code]))
-    assert used == {"genai.tips.used", "genai.tips.missing", "chat.hello"}
+    assert used == {"genai.tips.used", "genai.tips.missing", "chat.hello", "commands.x.name",
+                    "commands.x.description", "commands.x.set.name", "commands.x.set.description",
+                    "commands.param.where.name", "commands.param.where.description"}
     assert problems(used, catalog_entries(po)) == [
         "en/chat.po has no text for chat.hello",
         "ja/chat.po is missing",

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.attachments.document_fixtures import docx_bytes, xlsx_bytes
+from tests.capabilities.reading.attachments.document_fixtures import docx_bytes, xlsx_bytes
 from tests.readers.packages import NS, replaced_member
 
 MAX_GROWTH_MIB = 80

@@ -3,8 +3,17 @@ are named in the member's note and the model's words; the question is still answ
 
 from __future__ import annotations
 
-from tests.attachments.document_fixtures import DOCX_TYPE, XLSX_TYPE, docx_bytes, xlsx_bytes
-from tests.attachments.test_attachments_e2e import notes, run_question, texts_sent
+from tests.capabilities.reading.attachments.document_fixtures import (
+    DOCX_TYPE,
+    XLSX_TYPE,
+    docx_bytes,
+    xlsx_bytes,
+)
+from tests.capabilities.reading.attachments.test_attachments_e2e import (
+    notes,
+    run_question,
+    texts_sent,
+)
 from tests.readers.test_bounded_parsing import HOSTILE_WORD, _document
 from tests.readers.test_pdf_errors import fuzzed_pdf
 from tests.support.fake_discord_server import FakeDiscord, UserFile

@@ -8,7 +8,7 @@ import pytest
 
 from bot.capabilities.reading.attachment_files import UnreadableFile
 from bot.capabilities.reading.pdf_files import read_pdf
-from tests.attachments.document_fixtures import pdf_bytes
+from tests.capabilities.reading.attachments.document_fixtures import pdf_bytes
 
 CONTENT = b"BT /F1 12 Tf 72 720 Td (Hello) Tj ET"
 

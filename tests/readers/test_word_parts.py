@@ -6,7 +6,7 @@ import pytest
 
 from bot.capabilities.reading.attachment_files import UnreadableFile
 from bot.capabilities.reading.office_files import docx_text, xlsx_text
-from tests.attachments.document_fixtures import xlsx_bytes
+from tests.capabilities.reading.attachments.document_fixtures import xlsx_bytes
 from tests.readers.packages import word_package
 
 EVERY_PART = ("Body paragraph.", "Inside a content control.", "Kept inserted words", "Simple Field Result",

@@ -16,15 +16,7 @@ from stream.interrupt import Interrupt
 from stream.limits import StreamLimits
 from stream.orchestrator import StreamResult, run_stream
 from stream.reuse import ReusingSink
-from stream.sink import (
-    Ending,
-    MessageGone,
-    SentMessage,
-    answer_ending,
-    closing_operation,
-    current_ending,
-    is_closing,
-)
+from stream.sink import FINAL, Ending, MessageGone, SentMessage, Write
 from tests.support.drive_stream import drive, pieces, scripted_done, scripted_text
 from tests.support.fake_clock import VirtualClock
 from tests.support.fake_message_sink import MemorySink, Op
@@ -38,19 +30,6 @@ def writes(sink: MemorySink) -> list[Op]:
 
 def closing(sink: MemorySink) -> list[Op]:
     return [op for op in writes(sink) if op.closing]
-
-
-# -- the markers ------------------------------------------------------------------------
-
-
-def test_markers_hold_only_inside_their_blocks() -> None:
-    ending = Ending("length", reasoning=True)
-    assert current_ending() is None and not is_closing()
-    with answer_ending(ending), closing_operation():
-        assert current_ending() is ending and is_closing()
-        with answer_ending(None):
-            assert current_ending() is None
-    assert current_ending() is None and not is_closing()
 
 
 # -- closing marks and the Ending --------------------------------------------------------
@@ -82,8 +61,7 @@ async def test_a_final_split_makes_the_last_part_closing_not_the_head() -> None:
         delivery.append("a" * 60)
         await clock.sleep(1)
         delivery.append(" " + "b" * 60)  # over the limit, not past its lookahead: split at the end
-        with answer_ending(Ending("stop", reasoning=False)):
-            await delivery.finish()
+        await delivery.finish(ending=Ending("stop", reasoning=False))
 
     await clock.run(scenario())
     assert sink.texts() == ["a" * 60, "b" * 60]
@@ -133,9 +111,8 @@ async def test_a_note_reapplies_the_ending_on_the_last_message_but_not_in_a_mess
 
     async def scenario() -> None:
         delivery.append("Short answer")
-        with answer_ending(ending):
-            await delivery.finish()
-        await delivery.add_note("*note*")  # outside: the delivery remembers how it ended
+        await delivery.finish(ending=ending)
+        await delivery.add_note("*note*")  # without one: the delivery remembers how it ended
 
     await clock.run(scenario())
     note = writes(sink)[-1]
@@ -147,8 +124,7 @@ async def test_a_note_reapplies_the_ending_on_the_last_message_but_not_in_a_mess
 
     async def full() -> None:
         delivery.append("y" * 1995)
-        with answer_ending(ending):
-            await delivery.finish(note="*interrupted*")
+        await delivery.finish(note="*interrupted*", ending=ending)
 
     await clock.run(full())
     own = writes(sink)[-1]
@@ -296,8 +272,8 @@ class CountingSink(MemorySink):
     def _mark(self) -> None:
         self.peak = max(self.peak, len(self.texts()))
 
-    async def send(self, content: str, *, reply: bool = False) -> SentMessage:
-        sent = await super().send(content, reply=reply)
+    async def send(self, content: str, *, reply: bool = False, write: Write = FINAL) -> SentMessage:
+        sent = await super().send(content, reply=reply, write=write)
         self._mark()
         return sent
 

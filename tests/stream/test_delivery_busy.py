@@ -5,7 +5,7 @@ and never loses a first message or a final edit."""
 from __future__ import annotations
 
 from stream.buffer import STREAMING_INDICATOR, MessageDelivery
-from stream.sink import SentMessage, SinkBusy, is_interim
+from stream.sink import FINAL, SentMessage, SinkBusy, Write
 from tests.support.drive_stream import drive, pieces, scripted_done, scripted_text
 from tests.support.fake_clock import VirtualClock
 from tests.support.fake_message_sink import MemorySink
@@ -21,11 +21,11 @@ class TightSink(MemorySink):
         self.retry_after = retry_after
         self.refused: list[tuple[float, str]] = []
 
-    async def edit(self, message: SentMessage, content: str) -> None:
-        if is_interim() and self.clock.now() < self.tight_until:
+    async def edit(self, message: SentMessage, content: str, *, write: Write = FINAL) -> None:
+        if write.may_skip and self.clock.now() < self.tight_until:
             self.refused.append((self.clock.now(), content))
             raise SinkBusy("budget tight", retry_after=self.retry_after)
-        await super().edit(message, content)
+        await super().edit(message, content, write=write)
 
 
 def shown_over_time(sink: MemorySink, message_id: int) -> list[str]:

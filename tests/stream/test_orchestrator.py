@@ -127,7 +127,7 @@ async def test_thoughts_and_serving_provider_are_recorded():
 
 async def test_it_never_raises_when_the_sink_misbehaves():
     class BrokenSink(MemorySink):
-        async def edit(self, message, content):
+        async def edit(self, message, content, *, write):
             raise RuntimeError("sink bug")
 
     clock = VirtualClock()

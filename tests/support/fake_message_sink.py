@@ -13,13 +13,13 @@ from collections import defaultdict, deque
 from dataclasses import dataclass
 
 from stream.sink import (
+    FINAL,
     EmbedSpec,
     Ending,
     MessageGone,
     RateLimitInfo,
     SentMessage,
-    current_ending,
-    is_closing,
+    Write,
 )
 from tests.support.fake_clock import VirtualClock
 
@@ -31,8 +31,17 @@ class Op:
     message_id: int
     content: str | None = None
     reply: bool = False
-    closing: bool = False  # made inside `closing_operation()` (sends and edits)
-    ending: Ending | None = None  # the `answer_ending` it was made in (sends and edits)
+    write: Write | None = None  # what the caller said it writes (sends and edits)
+
+    @property
+    def closing(self) -> bool:
+        """A closing write: the final state of the answer's last message."""
+        return self.write is not None and self.write.stage == "closing"
+
+    @property
+    def ending(self) -> Ending | None:
+        """The answer's ending the write carried."""
+        return self.write.ending if self.write is not None else None
 
 
 class MemorySink:
@@ -113,15 +122,15 @@ class MemorySink:
         if not content.strip():
             self.invalid.append("empty content")
 
-    async def send(self, content: str, *, reply: bool = False) -> SentMessage:
+    async def send(self, content: str, *, reply: bool = False, write: Write = FINAL) -> SentMessage:
         self._check(content)
         issued = await self._request("send")
         self._next_id += 1
         self.contents[self._next_id] = content
-        self.ops.append(Op(issued, "send", self._next_id, content, reply, is_closing(), current_ending()))
+        self.ops.append(Op(issued, "send", self._next_id, content, reply, write))
         return SentMessage(self._next_id, self.channel_id)
 
-    async def edit(self, message: SentMessage, content: str) -> None:
+    async def edit(self, message: SentMessage, content: str, *, write: Write = FINAL) -> None:
         self._check(content)
         try:
             issued = await self._request("edit")
@@ -131,7 +140,7 @@ class MemorySink:
         if message.id not in self.contents:
             raise MessageGone(f"message {message.id} was deleted")
         self.contents[message.id] = content
-        self.ops.append(Op(issued, "edit", message.id, content, False, is_closing(), current_ending()))
+        self.ops.append(Op(issued, "edit", message.id, content, False, write))
 
     async def delete(self, message: SentMessage) -> None:
         issued = await self._request("delete")

@@ -17,13 +17,18 @@ from typing import Any
 
 from bot.capabilities.listening.settings import LISTENING
 from bot.repo.capability_settings import set_values
-from tests.attachments.document_fixtures import pdf_bytes
-from tests.attachments.hostile_files import form_bomb_pdf
+from tests.capabilities.answer_controls.test_answer_controls import (
+    answer_parts,
+    answering,
+    ask,
+    request_texts,
+)
+from tests.capabilities.reading.attachments.document_fixtures import pdf_bytes
+from tests.capabilities.reading.attachments.hostile_files import form_bomb_pdf
 from tests.support.data_openai import openai_stream
 from tests.support.drive_commands import command
 from tests.support.fake_discord_server import FakeDiscord, UserFile
 from tests.support.fake_provider_server import ProviderReplayServer
-from tests.turn.test_answer_controls import answer_parts, answering, ask, request_texts
 
 
 def text_file(n: int) -> UserFile:

@@ -19,6 +19,11 @@ from collections.abc import Callable
 from typing import Any
 
 from bot import repo
+from tests.capabilities.answer_controls.test_answer_controls import (
+    button,
+    carrying,
+    ephemeral_texts,
+)
 from tests.support import data_anthropic_search as claude_search
 from tests.support import data_openai_responses as openai_data
 from tests.support.check_answers import answer_embeds
@@ -32,7 +37,6 @@ from tests.support.fake_provider_server import ProviderReplayServer, Reply
 from tests.support.rules_anthropic import AnthropicRules
 from tests.support.rules_gemini import GeminiRules
 from tests.support.rules_openai import ChatCompletionsToolsWithReasoning, ResponsesRules
-from tests.turn.test_answer_controls import button, carrying, ephemeral_texts
 from tests.turn.test_turn_discord import ask
 
 THOUGHT = "First the time in Tokyo, then the news."

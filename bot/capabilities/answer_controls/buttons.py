@@ -30,7 +30,6 @@ ACTIONS: tuple[Action, ...] = ("stop", "regen", "cont", "why", "src")
 EVENT = "answer_control"  # client.dispatch name: a listener is `on_answer_control`
 CUSTOM_ID_MAX = 100  # Discord's limit for a component's custom id
 TEMPLATE = r"ans:(?P<action>stop|regen|cont|why|src):(?P<asker>[0-9]{1,20}):(?P<question>[0-9]{1,20})"
-_PATTERN = re.compile(TEMPLATE)
 
 # action -> (label key, style)
 _BUTTONS: dict[Action, tuple[str, discord.ButtonStyle]] = {
@@ -53,12 +52,6 @@ class Press:
     @property
     def custom_id(self) -> str:
         return f"ans:{self.action}:{self.asker_id}:{self.question_id}"
-
-
-def parse_custom_id(custom_id: str) -> Press | None:
-    """The press a custom id stands for; None when it is not an answer button's."""
-    match = _PATTERN.fullmatch(custom_id)
-    return _press(match) if match is not None else None
 
 
 def _press(match: re.Match[str]) -> Press:

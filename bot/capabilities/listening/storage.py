@@ -62,3 +62,9 @@ async def listen_channels(session: AsyncSession, guild_id: int) -> dict[int, flo
                                  .where(ListenChannel.guild_id == guild_id).order_by(ListenChannel.channel_id))
     return {channel_id: float(gap) for channel_id, gap in rows.all()}
 
+
+
+async def servers_listening(session: AsyncSession) -> set[int]:
+    """The servers with a listen channel: only there may a message that does not address
+    the bot be a question."""
+    return set((await session.scalars(select(ListenChannel.guild_id).distinct())).all())

@@ -9,8 +9,7 @@ pixel count and what decoding will hold at its peak (`decode_cost`: a JPEG is dr
 the scale its output needs, the other formats are decoded whole), so a small file that
 inflates to gigabytes is refused. The size comes down by Pillow's box reduce and then
 Lanczos, and the image is turned upright on the small result. `bot.capabilities.reading.images` runs this in
-worker threads within the process's decode budget; `prepare_image` is the same in the
-calling thread.
+worker threads within the process's decode budget (`open_image`, then `decode_opened`).
 """
 
 from __future__ import annotations
@@ -195,12 +194,6 @@ def decode_opened(opened: OpenedImage) -> ImagePart:
         raise UnreadableFile("unreadable") from exc
 
 
-def prepare_image(data: bytes) -> ImagePart:
-    """The image decoded, upright, downscaled and re-encoded, in the calling thread (the bot
-    decodes through `bot.capabilities.reading.images`, off the event loop and within the process's budget)."""
-    return decode_opened(open_image(data))
-
-
 def _storage(mode: str) -> int:
     """Bytes per pixel of a decoded Pillow image of `mode` (LA and RGB take 4, as stored)."""
     if mode in ("1", "L", "P"):
@@ -245,7 +238,7 @@ def decode_cost(image: Image.Image, data: bytes, full_size: tuple[int, int]) -> 
     header. Stages: the load; the full-size colour conversion; the resize (Pillow's
     premultiplied copy of an image with alpha, its reduce to within `REDUCING_GAP` of the
     output, its one-pass intermediate and the output); the turn upright and the encoded
-    file. Measured against Pillow 13 / libwebp 1.6; `tests/attachments/test_image_decoding.py`
+    file. Measured against Pillow 13 / libwebp 1.6; `tests/capabilities/reading/attachments/test_image_decoding.py`
     checks it against a fresh process's peak memory."""
     width, height = image.size
     pixels = width * height

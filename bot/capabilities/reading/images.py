@@ -16,7 +16,8 @@ lossless WebP cannot be drafted (Pillow holds 16 bytes a pixel while loading one
 WebP is read to about 4.6 megapixels, a PNG to about 12.7 (7 with alpha), a JPEG to the
 40 it always was. Decoding in a subprocess was the other way: it would only move the same
 bytes to another process of the same host and add one to start, so refusing is the
-honest bound.
+honest bound. The budget bounds resident memory because `python -m bot` has glibc unmap
+large blocks when they are freed (`bot/load/heap.py::return_large_blocks`, at start-up).
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import concurrent.futures
-import ctypes
 
 from bot.capabilities.reading.attachment_files import (
     DECODE_BUDGET_BYTES,
@@ -43,30 +43,6 @@ from providers.types import ImagePart
 # niceness 10 against 55 ms without).
 DECODE_THREADS = 2
 _executor = concurrent.futures.ThreadPoolExecutor(max_workers=DECODE_THREADS, thread_name_prefix="image-decode")
-
-M_MMAP_THRESHOLD = -3  # glibc's malloc.h
-MMAP_THRESHOLD_BYTES = 1024 * 1024
-
-
-def _return_large_blocks() -> None:
-    """Make glibc give every block of a megabyte or more back to the system when it is freed.
-
-    glibc serves large blocks from its heap instead of their own mappings once a block that
-    large was freed (its threshold adapts), and keeps what a thread freed in that thread's
-    arena: each decode thread then kept a decode's peak resident (four 4-megapixel WebPs in
-    a row left 142 MB behind instead of 74) and the budget no longer bounded memory. A fixed
-    threshold (what `MALLOC_MMAP_THRESHOLD_` sets) keeps large blocks mapped and unmaps them
-    when freed. Nothing happens without glibc."""
-    try:
-        mallopt = ctypes.CDLL(None).mallopt  # the C library the interpreter runs on
-    except (OSError, AttributeError):
-        return
-    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
-    mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)
-
-
-_return_large_blocks()
-
 
 class ByteBudget:
     """Bytes shared out first come, first served, on one event loop: a large reservation
@@ -129,7 +105,7 @@ def _release_when_done(loop: asyncio.AbstractEventLoop, budget: ByteBudget, amou
 async def decode_image(data: bytes, budget: ByteBudget | None = None) -> ImagePart:
     """`data` as the image part the model gets, decoded in a worker thread once its peak
     memory is reserved from `budget` (the process's); raises `UnreadableFile` as
-    `prepare_image` does."""
+    `decode_opened` does."""
     budget = budget or DECODE_BUDGET
     loop = asyncio.get_running_loop()
     opened: OpenedImage = await loop.run_in_executor(_executor, open_image, data, budget.total)

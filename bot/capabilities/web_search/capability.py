@@ -9,8 +9,9 @@ from bot.capabilities.web_search.answer import AnswerSearch
 from bot.capabilities.web_search.counting import SearchesWrite, searches_counted
 from bot.capabilities.web_search.notes import search_notes
 from bot.capabilities.web_search.settings import DEFAULT_MAX_SEARCHES
+from bot.capabilities.web_search.tool import bound_to
 from bot.question.seams import AnswerPart, Ended, Joining
-from bot.tools import ToolContext, ToolLoop
+from bot.tools import ToolLoop
 from bot.turn.seams import TurnEnding
 from bot.usage.limits import may_search, searches_left
 from providers.model_capabilities import ModelCapabilities
@@ -49,9 +50,7 @@ class SearchPart(AnswerPart):
         registry = self.joining.services.search_tools
         if registry is None:
             return loop
-        message = self.joining.question.message
-        return ToolLoop(registry, ToolContext(message.channel, message.author, search_log=self.search.log,
-                                              may_search=self.search.may_search))
+        return ToolLoop(bound_to(registry, self.search), loop.context)
 
     async def for_attempt(self, request: ChatRequest, capabilities: ModelCapabilities, paid_by: str) -> ChatRequest:
         return await self.search.request_for(request, capabilities, paid_by)

@@ -12,7 +12,6 @@ from bot.turn.seams import TurnEnding
 from providers.i18n import t
 from providers.types import Usage
 from stream.orchestrator import ending_of
-from stream.sink import answer_ending
 from stream.sources import sources_line
 
 
@@ -28,8 +27,7 @@ async def search_notes(ending: TurnEnding, search: AnswerSearch, show_sources: b
         result.usage = (result.usage or Usage()) + Usage(searches=search.bot_searches)
     if result.sources and delivery.messages and show_sources:
         line = sources_line(result.sources, t("chat.search.sources", locale))
-        with answer_ending(dataclasses.replace(ending_of(result), sources=len(result.sources))):
-            await delivery.add_note(line)
+        await delivery.add_note(line, ending=dataclasses.replace(ending_of(result), sources=len(result.sources)))
     key = "chat.search.unavailable" if search.failed else "chat.search.limit" if search.refused else None
     if key is not None and delivery.messages:
         await delivery.add_note(f"-# {t(key, locale)}")
