@@ -188,7 +188,7 @@ async def test_declared_settings_move_to_capability_settings_and_back(engine):
     assert [tuple(row) for row in verbatim] == [(1, True), (2, False)]
     async with sessions() as session, session.begin():
         await set_values(session, 3, WEB_SEARCH, {"web_search": True, "max_searches": 4})
-    await migrate.downgrade(engine, "0011_identify")
+    await migrate._run(engine, command.downgrade, "0011_identify")
     async with engine.connect() as conn:
         rows = (await conn.execute(text(
             "SELECT guild_id, verbatim_tool_calling_enabled, web_search_enabled, max_searches, read_links_enabled "
