@@ -180,11 +180,11 @@ async def test_declared_settings_move_to_capability_settings_and_back(engine):
         verbatim = (await session.execute(text(
             "SELECT guild_id, verbatim_tool_calling_enabled FROM server_capabilities ORDER BY guild_id"))).all()
     defaults = {d.capability: d.defaults() for d in DECLARATIONS}
-    assert carried[1] == {"listening": {"history": 4, "threads": True, "batch_seconds": 0.5},
+    assert carried[1] == {"conversation": {"history": 4, "threads": True}, "listening": {"batch_seconds": 0.5},
                           "web_search": {**defaults["web_search"], "web_search": True, "max_searches": 7},
                           "reading": {"read_links": False}}
     assert carried[2] == defaults
-    assert carried[3] == {**defaults, "listening": {**defaults["listening"], "history": 0}}
+    assert carried[3] == {**defaults, "conversation": {**defaults["conversation"], "history": 0}}
     assert [tuple(row) for row in verbatim] == [(1, True), (2, False)]
     async with sessions() as session, session.begin():
         await set_values(session, 3, WEB_SEARCH, {"web_search": True, "max_searches": 4})

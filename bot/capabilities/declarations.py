@@ -1,4 +1,5 @@
-"""Every capability's settings declaration, in the order /settings and /status show them:
+"""Every settings declaration — the conversation's (every answer's own) and each
+capability's — in the order /settings and /status show them:
 loading, storage, the commands and the catalog check read this one list."""
 
 from __future__ import annotations
@@ -7,8 +8,9 @@ from bot.capabilities.declared import SettingsDeclaration
 from bot.capabilities.listening.settings import LISTENING
 from bot.capabilities.reading.settings import READING
 from bot.capabilities.web_search.settings import WEB_SEARCH
+from bot.question.settings import CONVERSATION
 
-DECLARATIONS: tuple[SettingsDeclaration, ...] = (LISTENING, WEB_SEARCH, READING)
+DECLARATIONS: tuple[SettingsDeclaration, ...] = (CONVERSATION, LISTENING, WEB_SEARCH, READING)
 
 
 def declared_keys() -> set[str]:

@@ -83,12 +83,12 @@ class ServerConfig:
     @property
     def history_messages(self) -> int:
         """How many earlier messages of a reply chain are sent as history."""
-        return int(self.settings.value("listening", "history"))
+        return int(self.settings.value("conversation", "history"))
 
     @property
     def threads_enabled(self) -> bool:
         """Whether a mention in a text channel opens a thread for its answer."""
-        return bool(self.settings.value("listening", "threads"))
+        return bool(self.settings.value("conversation", "threads"))
 
     @property
     def batch_seconds(self) -> float:

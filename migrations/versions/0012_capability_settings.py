@@ -1,7 +1,8 @@
 """capability settings: the settings capabilities declare, one JSON object per server and
 capability; web search's switch and searches per answer and the read-links switch move
-there from server_capabilities, the history depth, thread switch and batch window from
-conversation_settings (dropped); downgrade moves them back
+there from server_capabilities, the history depth and thread switch (the conversation's,
+every answer's own settings) and the batch window (listening's) from conversation_settings
+(dropped); downgrade moves them back
 
 Revision ID: 0012_capability_settings
 Revises: 0011_identify
@@ -48,8 +49,12 @@ def upgrade() -> None:
          'settings': {'web_search': bool(row.web_search_enabled), 'max_searches': int(row.max_searches)}},
         {'guild_id': row.guild_id, 'capability': 'reading',
          'settings': {'read_links': bool(row.read_links_enabled)}})]
-    carried += [{'guild_id': row.guild_id, 'capability': 'listening', 'settings': _listening(row)}
-                for row in bind.execute(sa.select(CONVERSATION)).all()]
+    for row in bind.execute(sa.select(CONVERSATION)).all():
+        carried.append({'guild_id': row.guild_id, 'capability': 'conversation',
+                        'settings': {'history': int(row.history_messages), 'threads': bool(row.threads_enabled)}})
+        if row.batch_seconds is not None:  # NULL: the default window, nothing to carry
+            carried.append({'guild_id': row.guild_id, 'capability': 'listening',
+                            'settings': {'batch_seconds': float(row.batch_seconds)}})
     if carried:
         op.bulk_insert(SETTINGS, carried)
     with op.batch_alter_table('server_capabilities', schema=None) as batch_op:
@@ -57,14 +62,6 @@ def upgrade() -> None:
         batch_op.drop_column('max_searches')
         batch_op.drop_column('web_search_enabled')
     op.drop_table('conversation_settings')
-
-
-def _listening(row: sa.Row) -> dict:
-    """A conversation_settings row as listening's values (a NULL window: the default)."""
-    values = {'history': int(row.history_messages), 'threads': bool(row.threads_enabled)}
-    if row.batch_seconds is not None:
-        values['batch_seconds'] = float(row.batch_seconds)
-    return values
 
 
 def _number(value: object, low: float, high: float) -> bool:
@@ -115,8 +112,10 @@ def downgrade() -> None:
     for row in switches:
         bind.execute(sa.update(CAPABILITIES).where(CAPABILITIES.c.guild_id == row.guild_id)
                      .values(**_capability_columns(row.capability, row.settings or {})))
+    conversations: dict[int, dict] = {}
     for row in rows:
-        if row.capability == 'listening':
-            bind.execute(sa.insert(CONVERSATION).values(guild_id=row.guild_id,
-                                                        **_conversation_columns(row.settings or {})))
+        if row.capability in ('conversation', 'listening'):
+            conversations.setdefault(row.guild_id, {}).update(row.settings or {})
+    for guild_id, stored in sorted(conversations.items()):
+        bind.execute(sa.insert(CONVERSATION).values(guild_id=guild_id, **_conversation_columns(stored)))
     op.drop_table('capability_settings')

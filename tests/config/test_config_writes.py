@@ -15,6 +15,7 @@ import pytest
 from cryptography.fernet import Fernet
 from sqlalchemy import select
 
+import bot.capabilities
 import bot.repo
 from bot.capabilities.reading.settings import READING
 from bot.db.engine import session_factory
@@ -39,9 +40,13 @@ BOOKKEEPING = {
 
 
 def write_functions() -> dict[str, Callable[..., Awaitable[Any]]]:
+    """Every write of the repository and of each capability's own storage."""
     found = {}
-    for module_info in pkgutil.iter_modules(bot.repo.__path__):
-        module = importlib.import_module(f"bot.repo.{module_info.name}")
+    modules = [f"bot.repo.{info.name}" for info in pkgutil.iter_modules(bot.repo.__path__)]
+    modules += [info.name for info in pkgutil.walk_packages(bot.capabilities.__path__, "bot.capabilities.")
+                if info.name.endswith(".storage")]
+    for name in modules:
+        module = importlib.import_module(name)
         for name, fn in inspect.getmembers(module, inspect.iscoroutinefunction):
             if name.startswith(WRITE_PREFIXES) and fn.__module__ == module.__name__:
                 found[name] = fn
@@ -88,8 +93,8 @@ def calls(vault: Vault) -> dict[str, Callable[[Any], Awaitable[Any]]]:
         "add_access_rule": lambda s: _module("controls").add_access_rule(s, GUILD, 55, "block_member"),
         "remove_access_rule": lambda s: _module("controls").remove_access_rule(s, GUILD, 55, ("block_member",)),
         "set_params": lambda s: _module("params").set_params(s, GUILD, temperature=0.3),
-        "set_listen_channel": lambda s: _module("listening").set_listen_channel(s, GUILD, 78, 12.0),
-        "remove_listen_channel": lambda s: _module("listening").remove_listen_channel(s, GUILD, 78),
+        "set_listen_channel": lambda s: storage("listening").set_listen_channel(s, GUILD, 78, 12.0),
+        "remove_listen_channel": lambda s: storage("listening").remove_listen_channel(s, GUILD, 78),
         "set_limits": lambda s: _module("usage").set_limits(s, GUILD, messages_per_hour=5),
         "set_price": lambda s: _module("usage").set_price(s, GUILD, "gpt-x", 1.0, 2.0),
         "set_values": lambda s: _module("capability_settings").set_values(s, GUILD, READING, {"read_links": False}),
@@ -98,6 +103,10 @@ def calls(vault: Vault) -> dict[str, Callable[[Any], Awaitable[Any]]]:
 
 def _module(name: str) -> Any:
     return importlib.import_module(f"bot.repo.{name}")
+
+
+def storage(capability: str) -> Any:
+    return importlib.import_module(f"bot.capabilities.{capability}.storage")
 
 
 async def _stamp(session, scope: str, scope_id: int) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bot.capabilities.declared import OutOfBounds
-from bot.capabilities.listening.settings import LISTENING
+from bot.question.settings import CONVERSATION
 from bot.repo.capability_settings import read_values, set_values
 from bot.repo.conversation import (
     DEFAULT_HISTORY_MESSAGES,
@@ -32,21 +32,21 @@ async def test_every_part_leads_to_the_whole_answer(sessions) -> None:
 
 
 async def history_messages(session, guild_id) -> int:
-    return (await read_values(session, LISTENING, guild_id))["history"]
+    return (await read_values(session, CONVERSATION, guild_id))["history"]
 
 
 async def test_history_depth_defaults_and_stays_in_bounds(sessions) -> None:
     async with sessions() as session, session.begin():
         assert await history_messages(session, GUILD) == DEFAULT_HISTORY_MESSAGES
         assert await history_messages(session, None) == DEFAULT_HISTORY_MESSAGES
-        await set_values(session, GUILD, LISTENING, {"history": 3})
-        await set_values(session, GUILD, LISTENING, {"history": 0})
+        await set_values(session, GUILD, CONVERSATION, {"history": 3})
+        await set_values(session, GUILD, CONVERSATION, {"history": 0})
     async with sessions() as session:
         assert await history_messages(session, GUILD) == 0
     for bad in (-1, 51):
         with pytest.raises(OutOfBounds, match="history"):
             async with sessions() as session, session.begin():
-                await set_values(session, GUILD, LISTENING, {"history": bad})
+                await set_values(session, GUILD, CONVERSATION, {"history": bad})
 
 
 async def test_a_keyless_default_is_only_the_operators_own_custom_target(sessions, vault) -> None:

@@ -17,6 +17,7 @@ from bot.capabilities.listening.storage import (
     set_listen_channel,
 )
 from bot.db.engine import session_factory
+from bot.question.settings import CONVERSATION
 from bot.repo.capability_settings import read_values, set_values
 from bot.repo.conversation import DEFAULT_BATCH_SECONDS
 
@@ -31,11 +32,11 @@ async def test_the_batch_window_defaults_and_keeps_the_history_depth(sessions) -
     async with sessions() as session, session.begin():
         assert await batch_seconds(session, GUILD) == DEFAULT_BATCH_SECONDS
         assert await batch_seconds(session, None) == DEFAULT_BATCH_SECONDS
-        await set_values(session, GUILD, LISTENING, {"history": 7})
+        await set_values(session, GUILD, CONVERSATION, {"history": 7})
         assert (await set_values(session, GUILD, LISTENING, {"batch_seconds": 0.5}))["batch_seconds"] == 0.5
     async with sessions() as session:
         assert await batch_seconds(session, GUILD) == 0.5
-        assert (await read_values(session, LISTENING, GUILD))["history"] == 7
+        assert (await read_values(session, CONVERSATION, GUILD))["history"] == 7
     for bad in (-0.1, 10.01, math.nan, math.inf):
         with pytest.raises(OutOfBounds):
             async with sessions() as session, session.begin():
