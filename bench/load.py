@@ -464,11 +464,17 @@ async def run_scenario(scenario: Scenario, profile: Path | None) -> tuple[RunFig
             print(f"the bot's log: {kept}")
             errors = log_figures(kept.read_text(errors="replace"), figures)
             floors.extend(await measure_floors(url, scenario.answers))
+    floor_figures(floors, figures)
+    return figures, errors
+
+
+def floor_figures(floors: list[float], figures: RunFigures) -> None:
+    """The paced and unpaced floors before and after the bot (`measure_floors` twice), their
+    means and the bot's ratio to each."""
     for name, (before, after) in (("floor", floors[0::2]), ("unpaced_floor", floors[1::2])):
         figures[f"{name}_before_cpu_us_per_chunk"], figures[f"{name}_after_cpu_us_per_chunk"] = before, after
         figures[f"{name}_cpu_us_per_chunk"] = (before + after) / 2
         figures[f"cpu_ratio_to_{name}"] = figures["cpu_us_per_chunk"] / max(figures[f"{name}_cpu_us_per_chunk"], 1e-9)
-    return figures, errors
 
 
 async def measure_floors(url: str, streams: int) -> list[float]:

@@ -69,8 +69,10 @@ from load import (  # noqa: E402
     complete_count,
     cpu_seconds,
     discord_figures,
+    floor_figures,
     log_figures,
     measure_floor,
+    measure_floors,
     pinned,
     profile_report,
     provider_process,
@@ -292,7 +294,7 @@ async def run_bench(run: Run, database_url: str) -> tuple[RunFigures, list[str]]
             fake.add_channels(guild, max(0, run.channels - len(fake.text_channels(guild))))
         # The floor before and after the bots: this machine's speed drifts within minutes.
         async with provider_process(run.trickle.seconds) as (url, _):
-            floors = [await measure_floor(url, run.total)]
+            floors = await measure_floors(url, run.total)
             split = await measure_split_floor(url, run)
         key = Fernet.generate_key().decode()
         async with fresh_schema(database_url) as db, fake, provider_process(run.trickle.seconds) as (url, served):
@@ -307,11 +309,8 @@ async def run_bench(run: Run, database_url: str) -> tuple[RunFigures, list[str]]
                 logs.append(kept.read_text(errors="replace"))
             print(f"the bots' logs: {Path(tempfile.gettempdir()) / 'bench-multiprocess-<i>.log'}")
             errors = log_figures("\n".join(logs), figures)
-            floors.append(await measure_floor(url, run.total))
-    before, after = (cpu / max(chunks, 1) * 1e6 for cpu, chunks in floors)
-    figures["floor_before_cpu_us_per_chunk"], figures["floor_after_cpu_us_per_chunk"] = before, after
-    figures["floor_cpu_us_per_chunk"] = (before + after) / 2
-    figures["cpu_ratio_to_floor"] = figures["cpu_us_per_chunk"] / max(figures["floor_cpu_us_per_chunk"], 1e-9)
+            floors.extend(await measure_floors(url, run.total))
+    floor_figures(floors, figures)
     figures["split_floor_cpu_us_per_chunk"] = split
     figures["cpu_ratio_to_split_floor"] = figures["cpu_us_per_chunk"] / max(split, 1e-9)
     return figures, errors
