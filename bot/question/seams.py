@@ -78,4 +78,3 @@ class AnswerPart:
 class Capability(Protocol):
     def join(self, joining: Joining) -> AnswerPart | None:
         """This capability's part in the answer, or None when it takes none."""
-        ...

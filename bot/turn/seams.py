@@ -30,8 +30,6 @@ class TurnSeams(Protocol):
     async def for_attempt(self, request: ChatRequest, capabilities: ModelCapabilities, paid_by: str) -> ChatRequest:
         """The attempt's request, shaped for its provider and model (`paid_by`: whose
         credentials the attempt uses)."""
-        ...
 
     async def after(self, ending: TurnEnding) -> None:
         """Notes and extras under the answer."""
-        ...
