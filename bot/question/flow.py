@@ -139,13 +139,14 @@ class Answering:
         """The capabilities' waits, then the turn; the thought log is posted once the turn
         is released, so the next answer need not wait for it."""
         answer = admitted.answer
-        answered: list[Answered] = []
+        answered: Answered | None = None
 
         async def typing_once() -> None:
             await question.message.channel.typing()  # awaited, discord.py sends one typing request
 
         async def in_turn() -> None:
-            answered.extend(await self._answer(question, admitted))
+            nonlocal answered
+            answered = await self._answer(question, admitted)
 
         for part in admitted.parts:
             if not await part.wait(answer.interrupt):
@@ -153,19 +154,19 @@ class Answering:
         ran = await answer_in_turn(self.services.turns, answer, typing_once, in_turn)
         if not ran and (answer.interrupt.reason == "shutdown" or self.services.answers.closed):
             await question.reply("chat.bot_restarting")
-        for done in answered:
-            await self.books.thought_log(question, done.ctx, done.outcome)
+        if answered is not None:
+            await self.books.thought_log(question, answered.ctx, answered.outcome)
 
     # ---- 4.-6. prepare, the turn, the books ------------------------------------------------
-    async def _answer(self, question: Question, admitted: Admitted) -> tuple[Answered, ...]:
+    async def _answer(self, question: Question, admitted: Admitted) -> Answered | None:
         """The turn was granted: prepare, answer (under the turn's one deadline), keep the
-        books; the answer, for what comes after its turn (none: nothing was answered)."""
+        books; the answer, for what comes after its turn (None: nothing was answered)."""
         answer = admitted.answer
         prepared = await self.preparation.prepare_answer(question, admitted)
         if prepared is None or answer.interrupt.is_set():  # nothing was shown yet
             if answer.interrupt.reason == "shutdown":
                 await question.reply("chat.bot_restarting")
-            return ()
+            return None
         on_screen = DiscordMessageSink(prepared.place.channel, reply_to=prepared.place.reply_to,
                                        client=self.services.client, typing=True,
                                        controls=AnswerControls(question.asker_id, question.message.id, question.locale))
@@ -182,7 +183,7 @@ class Answering:
             gone = tuple(part.id for part in sink.leftover())
             await sink.remove_leftover()
         await self.books.keep(Ended(question, answer, outcome, gone), admitted.parts, prepared, ctx)
-        return (Answered(ctx, outcome),)
+        return Answered(ctx, outcome)
 
     def _tools(self, question: Question, admitted: Admitted) -> ToolLoop:
         """The bot's tools, with what the capabilities add (web search's tool)."""

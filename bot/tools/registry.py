@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -53,9 +54,8 @@ class ToolRegistry:
     def rebound(self, name: str, run: Callable[[Any, ToolContext], Awaitable[Any]]) -> ToolRegistry:
         """The same tools, with `name` run by `run` for one answer (a capability binds its
         tool to the answer's own state); the specs are shared, not built again."""
-        bound = ToolRegistry.__new__(ToolRegistry)
+        bound = copy.copy(self)  # the same specs list, a tools dict of its own
         bound._tools = {**self._tools, name: replace(self._tools[name], run=run)}
-        bound._specs = self._specs
         return bound
 
     def get(self, name: str) -> Tool | None:
