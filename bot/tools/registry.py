@@ -58,6 +58,18 @@ class ToolRegistry:
         bound._tools = {**self._tools, name: replace(self._tools[name], run=run)}
         return bound
 
+    def adding(self, *tools: Tool) -> ToolRegistry:
+        """These tools and `tools`, for one answer (a capability offers a tool only to the
+        answers it joins); the specs already built are shared, only the new ones are built."""
+        added = copy.copy(self)
+        added._tools = dict(self._tools)
+        for tool in tools:
+            if tool.name in added._tools:
+                raise ValueError(f"duplicate tool name {tool.name!r}")
+            added._tools[tool.name] = tool
+        added._specs = [*self._specs, *(tool.spec() for tool in tools)]
+        return added
+
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
 

@@ -65,3 +65,20 @@ def test_duplicate_tool_names_are_refused() -> None:
     with pytest.raises(ValueError, match="duplicate"):
         ToolRegistry([tool, tool])
     assert ToolRegistry([tool]).get("other") is None
+
+
+def test_adding_offers_a_tool_to_one_answer_without_changing_the_registry() -> None:
+    class NoteArgs(BaseModel):
+        text: str = Field(..., max_length=10)
+
+    async def note(_args, _context) -> str:
+        return "kept"
+
+    base = default_registry()
+    added = base.adding(Tool("note", "Keep a note.", NoteArgs, note))
+    assert added.names() == [*base.names(), "note"]
+    assert [s.name for s in added.specs()] == [*base.names(), "note"]
+    assert base.names() == ["current_time", "roll_dice", "recent_channel_messages"]
+    assert base.get("note") is None and added.get("note") is not None
+    with pytest.raises(ValueError, match="duplicate"):
+        added.adding(Tool("roll_dice", "again", NoteArgs, note))
