@@ -46,7 +46,7 @@ if TYPE_CHECKING:
 GROUPS: dict[str, str] = {
     "stop": "commands.help.group.asking", "status": "commands.help.group.asking",
     "help": "commands.help.group.asking",
-    "personal": "commands.help.group.personal",
+    "personal": "commands.help.group.personal", "privacy": "commands.help.group.personal",
     "settings": "commands.help.group.settings", "persona": "commands.help.group.settings",
     "keys": "commands.help.group.models", "model": "commands.help.group.models",
     "limits": "commands.help.group.limits", "usage": "commands.help.group.limits",

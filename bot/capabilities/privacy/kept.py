@@ -1,0 +1,29 @@
+"""Everything the bot keeps about a member: the one list `/privacy export` and
+`/privacy erase` ask, in the export file's order. A capability that stores rows about a
+member adds its `MemberData` here (one line)."""
+
+from __future__ import annotations
+
+from bot.capabilities.member_data import MemberData
+from bot.capabilities.privacy.sections import (
+    Answers,
+    ManagersRecords,
+    MessageHours,
+    PersonalSettings,
+    SearchDays,
+    UsageDays,
+)
+
+KEPT: tuple[MemberData, ...] = (
+    PersonalSettings(),
+    UsageDays(),
+    MessageHours(),
+    SearchDays(),
+    Answers(),
+    ManagersRecords(),
+)
+
+
+def kept_on_erase(data: MemberData) -> bool:
+    """Set by a server's managers about the member: exported, and left by `/privacy erase`."""
+    return isinstance(data, ManagersRecords)
