@@ -9,7 +9,15 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import func, select
 
 from bot import repo
-from bot.db.models import AccessRule, AnswerPart, AnswerRecord, MessageHour, PersonalConfig, SearchDay, UsageDay
+from bot.db.models import (
+    AccessRule,
+    AnswerPart,
+    AnswerRecord,
+    MessageHour,
+    PersonalConfig,
+    SearchDay,
+    UsageDay,
+)
 from bot.repo.controls import add_access_rule
 from bot.vault import Vault
 from tests.support.fake_discord_server import snowflake
