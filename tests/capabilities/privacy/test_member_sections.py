@@ -13,7 +13,9 @@ from sqlalchemy import select
 from bot.capabilities.privacy.everything import erase_everything, exported
 from bot.capabilities.privacy.kept import KEPT, kept_on_erase
 from bot.db.models import ConfigVersion
+from bot.load.config_cache import ConfigCache
 from bot.repo.common import ensure_server
+from bot.settings import load_settings
 from tests.capabilities.privacy.member_rows import AFTER_ERASE, SEEDED, counts, seed
 
 GUILD, ALICE, BOB = 4242, 9001, 9002
@@ -83,3 +85,20 @@ async def test_a_failed_section_erases_nothing(sessions, vault):
             await erase_everything(session, ALICE, (*KEPT, Failing()))
     async with sessions() as session:
         assert await counts(session, alice) == SEEDED
+
+
+async def test_every_process_drops_the_erased_members_cached_route(engine_factory, vault):
+    """Two processes on one database: the one that erased drops its copy at commit, the
+    other at its next poll (the member's stamp), and neither routes on the erased key."""
+    settings = load_settings(_env_file=None)
+    here, there = ConfigCache(engine_factory(), settings), ConfigCache(engine_factory(), settings)
+    await seeded_pair(here.sessions, vault)
+    for cache in (here, there):
+        await cache.poll()
+        assert (await cache.personal(ALICE, GUILD)).info.model == "claude-own"  # read and kept
+    async with here.sessions() as session, session.begin():
+        await erase_everything(session, ALICE)
+    assert (await here.personal(ALICE, GUILD)).info is None
+    assert await there.poll() == 1
+    assert (await there.personal(ALICE, GUILD)).info is None
+    assert (await there.personal(BOB, GUILD)).info.model == "claude-own"
