@@ -50,6 +50,7 @@ COG_MODULES: tuple[str, ...] = (
     "bot.cogs.chat",
     "bot.cogs.servers",
     "bot.cogs.help",
+    "bot.capabilities.memory.commands",
 )
 
 

@@ -39,7 +39,12 @@ from sqlalchemy.orm import Session
 from bot.capabilities.declarations import DECLARATIONS
 from bot.capabilities.declared import ServerValues, server_values
 from bot.capabilities.listening.storage import listen_channels, servers_listening
-from bot.capabilities.memory.storage import NO_MEMORIES, MemberMemories, member_memories, server_facts_of
+from bot.capabilities.memory.storage import (
+    NO_MEMORIES,
+    MemberMemories,
+    member_memories,
+    server_facts_of,
+)
 from bot.db.models import Persona
 from bot.load.metrics import database_error
 from bot.repo.capability_settings import read_server_values
