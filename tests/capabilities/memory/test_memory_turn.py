@@ -11,7 +11,7 @@ import asyncio
 import json
 from typing import Any
 
-from bot.capabilities.memory.recall import FACTS_HEADER, MEMORIES_HEADER
+from bot.capabilities.memory.recall import MEMORIES_HEADER
 from bot.capabilities.memory.storage import MAX_MEMORIES, save_memory, set_memory
 from bot.capabilities.memory.tool import REMEMBER_TOOL
 from bot.db.models_memory import FACT_LENGTH
