@@ -20,9 +20,9 @@ from bot.capabilities.memory.storage import (
     SavedMemory,
     add_server_fact,
     clear_memories,
-    forget_memory,
     member_memories,
     memories_in,
+    remove_memory,
     remove_server_fact,
     server_facts_of,
     set_memory,
@@ -99,7 +99,7 @@ class MemoryCog(ConfigCog):
     @localized(memory.command, "commands.memory.forget", params={"n": "memory_number"})
     async def forget(self, interaction: discord.Interaction, n: Number) -> None:
         async with self.bot.sessions() as session, session.begin():
-            gone = await forget_memory(session, interaction.user.id, interaction.guild_id, n)
+            gone = await remove_memory(session, interaction.user.id, interaction.guild_id, n)
         if gone is None:
             await reply(interaction, "commands.memory.no_such", number=n)
             return

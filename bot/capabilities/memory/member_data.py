@@ -7,7 +7,7 @@ from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.capabilities.member_data import Exported
-from bot.capabilities.memory.storage import erase_member, member_memories
+from bot.capabilities.memory.storage import delete_member_memories, member_memories
 from bot.db.models_memory import MemoryOptIn
 
 
@@ -27,4 +27,4 @@ class MemoryData:
 
     async def erase(self, session: AsyncSession, user_id: int) -> int:
         """Both gone, and the member's stamp bumped (every process drops its copy)."""
-        return await erase_member(session, user_id)
+        return await delete_member_memories(session, user_id)

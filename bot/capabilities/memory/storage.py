@@ -81,7 +81,7 @@ async def set_memory(session: AsyncSession, user_id: int, enabled: bool) -> None
 
 
 @config_write("member", "user_id")
-async def save_memory(session: AsyncSession, user_id: int, guild_id: int | None, fact: str) -> Saved:
+async def add_memory(session: AsyncSession, user_id: int, guild_id: int | None, fact: str) -> Saved:
     """Keep `fact` (cut to FACT_LENGTH), dropping the oldest beyond MAX_MEMORIES."""
     kept = fact.strip()[:FACT_LENGTH]
     session.add(Memory(user_id=user_id, guild_id=guild_id, fact=kept))
@@ -109,7 +109,7 @@ async def memories_in(session: AsyncSession, user_id: int, guild_id: int | None)
 
 
 @config_write("member", "user_id")
-async def forget_memory(session: AsyncSession, user_id: int, guild_id: int | None, number: int) -> SavedMemory | None:
+async def remove_memory(session: AsyncSession, user_id: int, guild_id: int | None, number: int) -> SavedMemory | None:
     """Delete the `number`th (from 1) of the memories that apply here; None when there is none."""
     listed = await memories_in(session, user_id, guild_id)
     if not 1 <= number <= len(listed):
@@ -127,7 +127,7 @@ async def clear_memories(session: AsyncSession, user_id: int, guild_id: int | No
 
 
 @config_write("member", "user_id")
-async def erase_member(session: AsyncSession, user_id: int) -> int:
+async def delete_member_memories(session: AsyncSession, user_id: int) -> int:
     """The member's switch and every memory, gone; the rows deleted."""
     memories = await session.execute(delete(Memory).where(Memory.user_id == user_id))
     switch = await session.execute(delete(MemoryOptIn).where(MemoryOptIn.user_id == user_id))

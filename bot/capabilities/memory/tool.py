@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from bot.capabilities.memory.storage import MAX_MEMORIES, Saved, save_memory
+from bot.capabilities.memory.storage import MAX_MEMORIES, Saved, add_memory
 from bot.db.models_memory import FACT_LENGTH
 from bot.tools.registry import Tool, ToolContext
 
@@ -53,7 +53,7 @@ class AnswerMemory:
             return TOO_MANY
         try:
             async with self.sessions() as session, session.begin():
-                saved = await save_memory(session, self.user_id, self.guild_id, args.fact)
+                saved = await add_memory(session, self.user_id, self.guild_id, args.fact)
         except (SQLAlchemyError, OSError) as exc:
             log.error("a memory could not be saved (%s)", type(exc).__name__)
             self.failed = True

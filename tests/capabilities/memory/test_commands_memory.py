@@ -8,8 +8,8 @@ from __future__ import annotations
 from bot.capabilities.memory.recall import FACTS_HEADER
 from bot.capabilities.memory.storage import (
     MAX_SERVER_FACTS,
+    add_memory,
     add_server_fact,
-    save_memory,
     server_facts_of,
 )
 from bot.db.models_memory import FACT_LENGTH
@@ -42,7 +42,7 @@ async def test_the_members_commands_act_on_what_applies_where_they_run(fake_disc
         async with bot.sessions() as session, session.begin():
             for where, fact in ((guild, "here one"), (OTHER_SERVER, "elsewhere"), (None, "in a dm"),
                                 (guild, "here two")):
-                await save_memory(session, alice, where, fact)
+                await add_memory(session, alice, where, fact)
 
         here = await command(run, fake, "memory", sub("list"))
         assert here.ephemeral and here.content.startswith("Memory is on. Your memories saved in this server")

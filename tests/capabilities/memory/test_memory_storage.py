@@ -11,13 +11,13 @@ from bot.capabilities.memory.member_data import MemoryData
 from bot.capabilities.memory.storage import (
     MAX_MEMORIES,
     MAX_SERVER_FACTS,
+    add_memory,
     add_server_fact,
     clear_memories,
-    forget_memory,
     member_memories,
     memories_in,
+    remove_memory,
     remove_server_fact,
-    save_memory,
     server_facts_of,
     set_memory,
 )
@@ -38,11 +38,11 @@ async def test_a_long_fact_is_cut_and_the_oldest_goes_past_the_bound(engine_fact
     cache = cache_on(engine_factory)
     async with cache.sessions() as session, session.begin():
         await set_memory(session, ALICE, True)
-        cut = await save_memory(session, ALICE, HERE, "x" * (FACT_LENGTH + 20))
+        cut = await add_memory(session, ALICE, HERE, "x" * (FACT_LENGTH + 20))
         for n in range(MAX_MEMORIES - 1):
-            await save_memory(session, ALICE, HERE, f"fact {n}")
-        full = await save_memory(session, BOB, HERE, "bob's own")
-        over = await save_memory(session, ALICE, None, "the newest")
+            await add_memory(session, ALICE, HERE, f"fact {n}")
+        full = await add_memory(session, BOB, HERE, "bob's own")
+        over = await add_memory(session, ALICE, None, "the newest")
     assert (cut.cut, len(cut.fact), cut.dropped) == (True, FACT_LENGTH, 0)
     assert (full.cut, full.dropped) == (False, 0)
     assert over.dropped == 1
@@ -59,13 +59,13 @@ async def test_list_forget_and_clear_act_on_what_applies_where_they_run(engine_f
     async with cache.sessions() as session, session.begin():
         await set_memory(session, ALICE, True)
         for guild, fact in ((HERE, "here 1"), (THERE, "there 1"), (None, "dm 1"), (HERE, "here 2")):
-            await save_memory(session, ALICE, guild, fact)
-        await save_memory(session, BOB, HERE, "bob here")
+            await add_memory(session, ALICE, guild, fact)
+        await add_memory(session, BOB, HERE, "bob here")
     async with cache.sessions() as session, session.begin():
         assert [m.fact for m in await memories_in(session, ALICE, HERE)] == ["here 1", "here 2"]
         assert [m.fact for m in await memories_in(session, ALICE, None)] == ["here 1", "there 1", "dm 1", "here 2"]
-        assert await forget_memory(session, ALICE, HERE, 3) is None  # only two apply here
-        gone = await forget_memory(session, ALICE, HERE, 2)
+        assert await remove_memory(session, ALICE, HERE, 3) is None  # only two apply here
+        gone = await remove_memory(session, ALICE, HERE, 2)
         assert gone is not None and gone.fact == "here 2"
         assert await clear_memories(session, ALICE, THERE) == 1
         assert [m.fact for m in await memories_in(session, ALICE, None)] == ["here 1", "dm 1"]
@@ -80,7 +80,7 @@ async def test_recalled_in_a_server_is_what_was_saved_there_and_in_a_dm_everythi
     async with cache.sessions() as session, session.begin():
         await set_memory(session, ALICE, True)
         for guild, fact in ((HERE, "here"), (THERE, "there"), (None, "dm")):
-            await save_memory(session, ALICE, guild, fact)
+            await add_memory(session, ALICE, guild, fact)
         kept = await member_memories(session, ALICE)
     assert [m.fact for m in kept.recalled_in(HERE)] == ["here"]
     assert [m.fact for m in kept.recalled_in(None)] == ["here", "there", "dm"]
@@ -103,7 +103,7 @@ async def test_opted_in_members_count_as_members_with_settings_and_writes_reach_
     here, there = cache_on(engine_factory), cache_on(engine_factory)
     async with there.sessions() as session, session.begin():
         await set_memory(session, ALICE, True)
-        await save_memory(session, ALICE, HERE, "likes tea")
+        await add_memory(session, ALICE, HERE, "likes tea")
         assert await members_with_settings(session) == {ALICE}
     await here.poll()
     with counted(here._engine) as work:
@@ -113,7 +113,7 @@ async def test_opted_in_members_count_as_members_with_settings_and_writes_reach_
     assert len(work.statements) == 1, work.statements
     await there.poll()
     async with there.sessions() as session, session.begin():
-        await save_memory(session, ALICE, HERE, "and coffee")
+        await add_memory(session, ALICE, HERE, "and coffee")
     assert [m.fact for m in (await here.memories(ALICE)).memories] == ["likes tea"]  # not polled yet
     await here.poll()
     assert [m.fact for m in (await here.memories(ALICE)).memories] == ["likes tea", "and coffee"]
@@ -123,9 +123,9 @@ async def test_member_data_exports_the_switch_and_memories_and_erases_both(engin
     here, there = cache_on(engine_factory), cache_on(engine_factory)
     async with here.sessions() as session, session.begin():
         await set_memory(session, ALICE, True)
-        await save_memory(session, ALICE, HERE, "likes tea")
-        await save_memory(session, ALICE, None, "said in a DM")
-        await save_memory(session, BOB, HERE, "bob's")
+        await add_memory(session, ALICE, HERE, "likes tea")
+        await add_memory(session, ALICE, None, "said in a DM")
+        await add_memory(session, BOB, HERE, "bob's")
     await there.poll()
     assert len((await there.memories(ALICE)).memories) == 2
     data = MemoryData()

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from bot.capabilities.memory.recall import MEMORIES_HEADER
-from bot.capabilities.memory.storage import MAX_MEMORIES, save_memory, set_memory
+from bot.capabilities.memory.storage import MAX_MEMORIES, add_memory, set_memory
 from bot.capabilities.memory.tool import REMEMBER_TOOL
 from bot.db.models_memory import FACT_LENGTH
 from providers.i18n import t
@@ -105,7 +105,7 @@ async def test_never_recalled_for_another_member_or_in_another_server(
     async with running_bot(fake, bot) as run:
         async with bot.sessions() as session, session.begin():
             await set_memory(session, alice, True)
-            await save_memory(session, alice, int(fake.guild_id), "Alice's cat is Tama")
+            await add_memory(session, alice, int(fake.guild_id), "Alice's cat is Tama")
         await bot.config.poll()
         await ask(run, fake, "what is my cat called?", 1, author=bob)
         await ask(run, fake, "what is my cat called?", 1, channel_id=elsewhere.channels[0])
@@ -144,7 +144,7 @@ async def test_memory_on_costs_no_read_from_the_cache_and_one_on_a_miss(
     async with running_bot(fake, bot) as run:
         async with bot.sessions() as session, session.begin():
             await set_memory(session, alice, True)
-            await save_memory(session, alice, int(fake.guild_id), "prefers short answers")
+            await add_memory(session, alice, int(fake.guild_id), "prefers short answers")
         await bot.config.poll()
         with counted(bot.engine) as miss:
             await ask(run, fake, "first", 1)
@@ -166,7 +166,7 @@ async def test_a_long_fact_is_cut_and_the_oldest_dropped_with_a_note(
         async with bot.sessions() as session, session.begin():
             await set_memory(session, alice, True)
             for n in range(MAX_MEMORIES):
-                await save_memory(session, alice, int(fake.guild_id), f"old fact {n}")
+                await add_memory(session, alice, int(fake.guild_id), f"old fact {n}")
         await bot.config.poll()
         await ask(run, fake, "remember my hobby", 1)
         await run.wait_for(lambda: "-# your oldest" in shown(fake, fake.channel_id)[0])
