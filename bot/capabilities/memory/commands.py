@@ -22,6 +22,7 @@ from bot.capabilities.memory.storage import (
     clear_memories,
     member_memories,
     memories_in,
+    plain,
     remove_memory,
     remove_server_fact,
     server_facts_of,
@@ -117,6 +118,9 @@ class MemoryCog(ConfigCog):
     @localized(server.command, "commands.memory.server.add", params={"written": "server_fact"})
     async def server_add(self, interaction: discord.Interaction, written: str) -> None:
         fact = " ".join(written.split())
+        if plain(fact) != fact:
+            await reply(interaction, "commands.error.control_characters")
+            return
         if not fact or len(fact) > FACT_LENGTH:
             await reply(interaction, "commands.memory.fact_length", limit=FACT_LENGTH, length=len(fact))
             return

@@ -23,6 +23,13 @@ from bot.db.models_memory import FACT_LENGTH, Memory, MemoryOptIn, ServerFact
 from bot.repo.common import insert_for, lock_server
 from bot.repo.versions import config_write
 
+
+def plain(fact: str) -> str:
+    """The fact on one line, without control characters (a NUL no database stores, a
+    line break that would open a section of the system prompt)."""
+    return " ".join("".join(ch if ch.isprintable() else " " for ch in fact).split())
+
+
 MAX_MEMORIES = 100  # per member: the oldest goes when a new one would be the 101st
 MAX_SERVER_FACTS = 20  # per server: a manager is refused the 21st
 
@@ -83,7 +90,8 @@ async def set_memory(session: AsyncSession, user_id: int, enabled: bool) -> None
 @config_write("member", "user_id")
 async def add_memory(session: AsyncSession, user_id: int, guild_id: int | None, fact: str) -> Saved:
     """Keep `fact` (cut to FACT_LENGTH), dropping the oldest beyond MAX_MEMORIES."""
-    kept = fact.strip()[:FACT_LENGTH]
+    whole = plain(fact)
+    kept = whole[:FACT_LENGTH]
     session.add(Memory(user_id=user_id, guild_id=guild_id, fact=kept))
     await session.flush()
     newest_beyond = await session.scalar(select(Memory.id).where(Memory.user_id == user_id)
@@ -92,7 +100,7 @@ async def add_memory(session: AsyncSession, user_id: int, guild_id: int | None, 
     if newest_beyond is not None:
         result = await session.execute(delete(Memory).where(Memory.user_id == user_id, Memory.id <= newest_beyond))
         dropped = result.rowcount or 0
-    return Saved(kept, len(fact.strip()) > FACT_LENGTH, dropped)
+    return Saved(kept, len(whole) > FACT_LENGTH, dropped)
 
 
 def _recalled(user_id: int, guild_id: int | None):
@@ -146,8 +154,8 @@ async def server_facts_of(session: AsyncSession, guild_id: int) -> tuple[str, ..
 async def add_server_fact(session: AsyncSession, guild_id: int, fact: str, added_by: int) -> bool:
     """Keep a server fact; False (nothing written) when the server has MAX_SERVER_FACTS.
     A fact over FACT_LENGTH is the caller's to refuse (ValueError here)."""
-    if not fact or len(fact) > FACT_LENGTH:
-        raise ValueError("a server fact must be 1 to FACT_LENGTH characters")
+    if not fact or len(fact) > FACT_LENGTH or plain(fact) != fact:
+        raise ValueError("a server fact is 1 to FACT_LENGTH characters on one line, without control characters")
     await lock_server(session, guild_id)
     count = await session.scalar(select(func.count()).select_from(ServerFact).where(ServerFact.guild_id == guild_id))
     if (count or 0) >= MAX_SERVER_FACTS:

@@ -90,6 +90,8 @@ async def test_server_facts_are_for_managers_and_go_after_the_persona(
         too_long = await command(run, fake, "memory", group_add("x" * (FACT_LENGTH + 1)))
         assert too_long.content == (f"A server fact is 1 to {FACT_LENGTH} characters (this one is "
                                     f"{FACT_LENGTH + 1}). Nothing was stored.")
+        bell = await command(run, fake, "memory", group_add("ring \x07 the bell"))
+        assert bell.content == t("commands.error.control_characters", "en")
         async with bot.sessions() as session:
             assert await server_facts_of(session, guild) == ()
 

@@ -99,14 +99,23 @@ async def test_server_facts_are_bounded_and_removed_by_number(engine_factory):
     assert len(facts) == MAX_SERVER_FACTS and facts[-1] == "in its place" and facts[0] == "fact 1"
 
 
+async def test_a_fact_is_kept_on_one_line_without_control_characters(engine_factory):
+    cache = cache_on(engine_factory)
+    async with cache.sessions() as session, session.begin():
+        saved = await add_memory(session, ALICE, None, "likes\x00 tea\n\n- and\tcoffee ")
+        kept = await memories_in(session, ALICE, None)
+    assert saved.fact == kept[0].fact == "likes tea - and coffee"
+
+
 async def test_opted_in_members_count_as_members_with_settings_and_writes_reach_other_processes(engine_factory):
-    here, there = cache_on(engine_factory), cache_on(engine_factory)
+    engine = engine_factory()
+    here, there = ConfigCache(engine, load_settings(_env_file=None)), cache_on(engine_factory)
     async with there.sessions() as session, session.begin():
         await set_memory(session, ALICE, True)
         await add_memory(session, ALICE, HERE, "likes tea")
         assert await members_with_settings(session) == {ALICE}
     await here.poll()
-    with counted(here._engine) as work:
+    with counted(engine) as work:
         assert [m.fact for m in (await here.memories(ALICE)).memories] == ["likes tea"]
         assert (await here.memories(BOB)).enabled is False  # no settings of his own: no read
         await here.memories(ALICE)  # kept
