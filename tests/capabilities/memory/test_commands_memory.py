@@ -15,7 +15,7 @@ from bot.capabilities.memory.storage import (
 from bot.db.models_memory import FACT_LENGTH
 from bot.repo.controls import set_persona
 from providers.i18n import t
-from tests.capabilities.memory.test_memory_turn import ask, operator_bot, system_of
+from tests.capabilities.memory.asking_the_bot import ask, operator_bot, system_of
 from tests.support.data_openai import openai_stream
 from tests.support.drive_commands import NO_PERMISSIONS, command, discord_text, group, opt, sub
 from tests.support.drive_discord_client import running_bot
