@@ -3,7 +3,8 @@
 A turn reads a server's controls, persona, history depth, generation settings, limits,
 model chain and key pool, and the member's own configuration. Read from the database
 every time, that was about thirty statements per answer; here each server (and member)
-is read once, at once, and kept until its settings change:
+is read once, at once, and kept until its settings change (a member's memories too,
+`bot.capabilities.memory`, dropped by the member's stamp):
 
 - a write by this process drops its copy when the write commits (the repository's
   `@config_write` functions note what they bumped on the session; `StampedSession`
@@ -62,6 +63,9 @@ log = logging.getLogger(__name__)
 CACHE_INFO = "config_cache"  # session.info key: the cache this session's commits invalidate
 MAX_SERVERS = 10_000
 MAX_MEMBERS = 50_000
+# Members whose memories are kept: up to 100 facts of 500 characters each (~50 KB at
+# worst), so far fewer than MAX_MEMBERS; one beyond is read again, in one statement.
+MAX_REMEMBERING = 2_000
 NO_PERSONAL = PersonalEntry(None)  # a member without settings of their own
 T = TypeVar("T")
 
@@ -183,7 +187,7 @@ class ConfigCache:
                                            info={CACHE_INFO: self})
         self._servers = Lru(MAX_SERVERS)
         self._members = Lru(MAX_MEMBERS)  # (user id, guild id) -> PersonalEntry
-        self._memories = Lru(MAX_MEMBERS)  # user id -> MemberMemories (`bot.capabilities.memory`)
+        self._memories = Lru(MAX_REMEMBERING)  # user id -> MemberMemories (`bot.capabilities.memory`)
         self._environment: list[KeyHealth] | None = None
         self._loading: dict[tuple[int, Hashable], asyncio.Task[Any]] = {}
         self._epoch = 0  # counts invalidations: a load that saw one is not kept

@@ -117,6 +117,7 @@ async def test_memory_on_costs_no_read_from_the_cache_and_one_on_a_miss(
             await ask(run, fake, "second", 2)
     memory_reads = [[s for s in work.statements if "memor" in s.lower()] for work in (miss, hit)]
     assert [len(reads) for reads in memory_reads] == [1, 0], memory_reads
+    assert [s for s in hit.statements if s.startswith("SELECT")] == []  # the whole question reads nothing
     assert all("- prefers short answers" in system_of(r.json) for r in server.requests[:2])
 
 
