@@ -69,6 +69,9 @@ class MemoryPart(AnswerPart):
     async def _memories(self) -> MemberMemories:
         """The asker's memories from the cache (no read for a member without settings);
         when the database cannot be read, none (the answer goes on without them)."""
+        if self.question.config.state in ("busy", "down"):  # the question's own read failed just now
+            self.unread = True
+            return NO_MEMORIES
         try:
             return await self.cache.memories(self.question.asker_id)
         except (SQLAlchemyError, OSError) as exc:
