@@ -51,6 +51,7 @@ COG_MODULES: tuple[str, ...] = (
     "bot.cogs.servers",
     "bot.cogs.help",
     "bot.capabilities.privacy.commands",
+    "bot.capabilities.memory.commands",
 )
 
 

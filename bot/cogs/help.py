@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 import discord
 from discord import app_commands
 
-from bot.cogs.base import RENAMED_TO, ConfigCog, is_manager, text
+from bot.cogs.base import RENAMED_TO, ConfigCog, ManagerGroup, is_manager, text
 from bot.edge.command_names import for_discord, installed
 from bot.edge.limits import (
     EMBED_FIELD_COUNT_LIMIT,
@@ -47,6 +47,7 @@ GROUPS: dict[str, str] = {
     "stop": "commands.help.group.asking", "status": "commands.help.group.asking",
     "help": "commands.help.group.asking",
     "personal": "commands.help.group.personal", "privacy": "commands.help.group.personal",
+    "memory": "commands.help.group.personal",
     "settings": "commands.help.group.settings", "persona": "commands.help.group.settings",
     "keys": "commands.help.group.models", "model": "commands.help.group.models",
     "limits": "commands.help.group.limits", "usage": "commands.help.group.limits",
@@ -64,6 +65,8 @@ def may_use(command: app_commands.Command, interaction: discord.Interaction) -> 
     """Whether the invoker may run `command` where they asked (see the module docstring)."""
     if RENAMED_TO in command.extras:
         return False
+    if isinstance(command.parent, ManagerGroup) and not is_manager(interaction):
+        return False  # a managers' subgroup of a root every member uses (`/memory server`)
     root = command.root_parent or command
     if interaction.guild_id is None:
         return not root.guild_only

@@ -3,7 +3,8 @@
 A turn reads a server's controls, persona, history depth, generation settings, limits,
 model chain and key pool, and the member's own configuration. Read from the database
 every time, that was about thirty statements per answer; here each server (and member)
-is read once, at once, and kept until its settings change:
+is read once, at once, and kept until its settings change (a member's memories too,
+`bot.capabilities.memory`, dropped by the member's stamp):
 
 - a write by this process drops its copy when the write commits (the repository's
   `@config_write` functions note what they bumped on the session; `StampedSession`
@@ -39,6 +40,12 @@ from sqlalchemy.orm import Session
 from bot.capabilities.declarations import DECLARATIONS
 from bot.capabilities.declared import ServerValues, server_values
 from bot.capabilities.listening.storage import listen_channels, servers_listening
+from bot.capabilities.memory.storage import (
+    NO_MEMORIES,
+    MemberMemories,
+    member_memories,
+    server_facts_of,
+)
 from bot.db.models import Persona
 from bot.load.metrics import database_error
 from bot.repo.capability_settings import read_server_values
@@ -56,6 +63,9 @@ log = logging.getLogger(__name__)
 CACHE_INFO = "config_cache"  # session.info key: the cache this session's commits invalidate
 MAX_SERVERS = 10_000
 MAX_MEMBERS = 50_000
+# Members whose memories are kept: up to 100 facts of 500 characters each (~50 KB at
+# worst), so far fewer than MAX_MEMBERS; one beyond is read again, in one statement.
+MAX_REMEMBERING = 2_000
 NO_PERSONAL = PersonalEntry(None)  # a member without settings of their own
 T = TypeVar("T")
 
@@ -75,6 +85,8 @@ class ServerConfig:
     listen_channels: Mapping[int, float] = field(default_factory=dict)
     # Every setting the capabilities declare, checked (a DM: every default).
     settings: ServerValues = field(default_factory=lambda: server_values(DECLARATIONS))
+    # The facts its managers set for every member's requests (`/memory server add`).
+    memory_facts: tuple[str, ...] = ()
 
     def persona(self, channel_id: int) -> str | None:
         """The channel's persona, else the server's, else None."""
@@ -122,7 +134,8 @@ async def load_server(session: AsyncSession, settings: Settings, guild_id: int |
     return ServerConfig(facts, await read_controls(session, guild_id), personas, await get_params(session, guild_id),
                         await get_limits(session, guild_id), tuple(await server_key_rows(session, guild_id)),
                         listen_channels=await listen_channels(session, guild_id),
-                        settings=await read_server_values(session, DECLARATIONS, guild_id))
+                        settings=await read_server_values(session, DECLARATIONS, guild_id),
+                        memory_facts=await server_facts_of(session, guild_id))
 
 
 class StampedSession(Session):
@@ -174,6 +187,7 @@ class ConfigCache:
                                            info={CACHE_INFO: self})
         self._servers = Lru(MAX_SERVERS)
         self._members = Lru(MAX_MEMBERS)  # (user id, guild id) -> PersonalEntry
+        self._memories = Lru(MAX_REMEMBERING)  # user id -> MemberMemories (`bot.capabilities.memory`)
         self._environment: list[KeyHealth] | None = None
         self._loading: dict[tuple[int, Hashable], asyncio.Task[Any]] = {}
         self._epoch = 0  # counts invalidations: a load that saw one is not kept
@@ -211,6 +225,16 @@ class ConfigCache:
             return kept
         return await self._load(self._members, (user_id, guild_id),
                                 lambda s: effective_personal_entry(s, user_id, guild_id))
+
+    async def memories(self, user_id: int) -> MemberMemories:
+        """The member's memory switch and memories (a member without settings of their
+        own has memory off: no read)."""
+        if self._configured is not None and user_id not in self._configured:
+            return NO_MEMORIES
+        kept = self._memories.get(user_id)
+        if kept is not None:
+            return kept
+        return await self._load(self._memories, user_id, lambda s: member_memories(s, user_id))
 
     async def environment_health(self) -> list[KeyHealth]:
         """Health of the operator's DEFAULT_TEXT_API_KEYS, in their configured order."""
@@ -259,6 +283,7 @@ class ConfigCache:
                 self._configured.add(scope_id)
             for key in [k for k in self._members.items if k[0] == scope_id]:
                 del self._members.items[key]
+            self._memories.items.pop(scope_id, None)
         elif scope == "environment":
             self._environment = None
 
@@ -266,6 +291,7 @@ class ConfigCache:
         self._epoch += 1
         self._servers.items.clear()
         self._members.items.clear()
+        self._memories.items.clear()
         self._environment = None
 
     async def poll(self) -> int:

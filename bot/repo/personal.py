@@ -14,7 +14,7 @@ from datetime import datetime
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.db.models import PersonalConfig
+from bot.db.models import MemoryOptIn, PersonalConfig
 from bot.repo.common import RepositoryError, conflicts_as, ensure_server, insert_for
 from bot.repo.keys import KeyHealth, KeyLease, KeyRef, check_secret, health_of
 from bot.repo.servers import check_model, check_provider
@@ -193,8 +193,10 @@ async def effective_personal_entry(session: AsyncSession, user_id: int, guild_id
 
 
 async def members_with_settings(session: AsyncSession) -> set[int]:
-    """Every member with a row of their own (a key, a model or a switch, in any scope)."""
-    return set((await session.scalars(select(PersonalConfig.user_id).distinct())).all())
+    """Every member with a row of their own (a key, a model or a switch, in any scope, or
+    memory turned on: `bot.capabilities.memory`)."""
+    personal = select(PersonalConfig.user_id)
+    return set((await session.scalars(personal.union(select(MemoryOptIn.user_id)))).all())
 
 
 def personal_lease(vault: Vault, entry: PersonalEntry, now: datetime) -> KeyLease | None:

@@ -98,6 +98,13 @@ def calls(vault: Vault) -> dict[str, Callable[[Any], Awaitable[Any]]]:
         "set_limits": lambda s: _module("usage").set_limits(s, GUILD, messages_per_hour=5),
         "set_price": lambda s: _module("usage").set_price(s, GUILD, "gpt-x", 1.0, 2.0),
         "set_values": lambda s: _module("capability_settings").set_values(s, GUILD, READING, {"read_links": False}),
+        "set_memory": lambda s: storage("memory").set_memory(s, ALICE, True),
+        "clear_memories": lambda s: storage("memory").clear_memories(s, ALICE, GUILD),
+        "add_memory": lambda s: storage("memory").add_memory(s, ALICE, GUILD, "I like tea."),
+        "remove_memory": lambda s: storage("memory").remove_memory(s, ALICE, GUILD, 1),
+        "delete_member_memories": lambda s: storage("memory").delete_member_memories(s, ALICE),
+        "add_server_fact": lambda s: storage("memory").add_server_fact(s, GUILD, "We open at 9.", ALICE),
+        "remove_server_fact": lambda s: storage("memory").remove_server_fact(s, GUILD, 1),
     }
 
 

@@ -5,6 +5,7 @@ member adds its `MemberData` here (one line)."""
 from __future__ import annotations
 
 from bot.capabilities.member_data import MemberData
+from bot.capabilities.memory.member_data import MemoryData
 from bot.capabilities.privacy.sections import (
     Answers,
     ManagersRecords,
@@ -21,6 +22,7 @@ KEPT: tuple[MemberData, ...] = (
     SearchDays(),
     Answers(),
     ManagersRecords(),
+    MemoryData(),
 )
 
 

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import func, select
 
 from bot import repo
+from bot.capabilities.memory.storage import add_memory, set_memory
 from bot.db.models import (
     AccessRule,
     AnswerPart,
@@ -18,6 +19,7 @@ from bot.db.models import (
     SearchDay,
     UsageDay,
 )
+from bot.db.models_memory import Memory, MemoryOptIn
 from bot.repo.controls import add_access_rule
 from bot.vault import Vault
 from tests.support.fake_discord_server import snowflake
@@ -67,6 +69,9 @@ async def seed(session, vault: Vault, user_id: int, guild_id: int, key: str, *, 
         seeded.part_ids += parts
     if blocked:
         await add_access_rule(session, guild_id, user_id, "block_member")
+    await set_memory(session, user_id, True)
+    await add_memory(session, user_id, guild_id, "likes green tea")
+    await add_memory(session, user_id, None, "said in a DM")
     await session.flush()
     return seeded
 
@@ -86,11 +91,15 @@ async def counts(session, seeded: Seeded) -> dict[str, int]:
         "answers": await count(AnswerRecord, AnswerRecord.asker_id == user),
         "answer_parts": await count(AnswerPart, AnswerPart.message_id.in_(seeded.part_ids)),
         "access_rules": await count(AccessRule, AccessRule.target_id == user),
+        "memory_opt_ins": await count(MemoryOptIn, MemoryOptIn.user_id == user),
+        "memories": await count(Memory, Memory.user_id == user),
     }
 
 
 SEEDED = {"personal_configs": 2, "usage_days": 3, "message_hours": 2, "search_days": 2, "answers": 2,
-          "answer_parts": 4, "access_rules": 1}
+          "answer_parts": 4, "access_rules": 1,
+          "memory_opt_ins": 1, "memories": 2}
 # After an erasure: today's counters (limits count them) and the manager's block stay.
 AFTER_ERASE = {"personal_configs": 0, "usage_days": 1, "message_hours": 1, "search_days": 1, "answers": 0,
-               "answer_parts": 0, "access_rules": 1}
+               "answer_parts": 0, "access_rules": 1,
+               "memory_opt_ins": 0, "memories": 0}
