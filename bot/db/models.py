@@ -463,3 +463,6 @@ class IdentifyTurn(Base):
 
     bucket: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     identified_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+from bot.db import models_reminders  # noqa: E402, F401 - the reminders tables, in this metadata
