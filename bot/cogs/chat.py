@@ -10,7 +10,7 @@ every answer there (`bot.load.answers`: an answer is stoppable from the moment i
 The capabilities this bot composes (`bot.capabilities`), each joining an answer at its
 seams (`bot.question.seams`): reading the links a question names, web search, the
 records the buttons under answers need (their presses: `bot.capabilities.answer_controls.commands`),
-and listen channels' gaps.
+listen channels' gaps, and the `set_reminder` tool (`bot.capabilities.reminders`).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from bot.capabilities.answer_controls.capability import AnswerRecords
 from bot.capabilities.answer_controls.commands import ControlsCog
 from bot.capabilities.listening.capability import ListenGaps
 from bot.capabilities.reading.capability import LinkReading
+from bot.capabilities.reminders.capability import Reminders
 from bot.capabilities.web_search.capability import WebSearch
 from bot.capabilities.web_search.service import search_service
 from bot.capabilities.web_search.tool import search_tool
@@ -49,7 +50,7 @@ class ChatCog(commands.Cog):
         self.search = search_service(bot.settings)
         search_tools = default_registry(search_tool(self.search)) if self.search is not None else None
         self.services = Services.of(bot, ChannelBudgets(), default_registry(), search_tools)
-        self.answering = Answering(self.services, (LinkReading(), WebSearch(), AnswerRecords(), ListenGaps()))
+        self.answering = Answering(self.services, (LinkReading(), WebSearch(), AnswerRecords(), ListenGaps(), Reminders()))
         self.answers = self.services.answers
 
     async def cog_unload(self) -> None:

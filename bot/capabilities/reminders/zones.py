@@ -20,7 +20,6 @@ from providers.i18n import normalize_locale
 
 DEFAULT_ZONE = "UTC"
 MAX_CHOICES = 25  # Discord's bound on an autocomplete's choices
-MAX_ZONE_NAME = 64
 
 
 @functools.cache
