@@ -44,8 +44,8 @@ _UNITS = {
     "w": 604800, "week": 604800, "weeks": 604800, "週間": 604800,
 }
 _UNIT = "|".join(sorted((re.escape(u) for u in _UNITS), key=len, reverse=True))
-_AMOUNT = re.compile(rf"(\d+|an?)\s*({_UNIT})(?![a-z])")
-_RELATIVE_EN = re.compile(rf"^in\s+((?:(?:\d+|an?)\s*(?:{_UNIT})(?![a-z])\s*(?:and\s+)?)+)$")
+_AMOUNT = re.compile(rf"(\d+\s*|an?\s+)({_UNIT})(?![a-z])")  # "10m", "10 min", "an hour"
+_RELATIVE_EN = re.compile(rf"^in\s+((?:(?:\d+\s*|an?\s+)(?:{_UNIT})(?![a-z])\s*(?:and\s+)?)+)$")
 _RELATIVE_JA = re.compile(rf"^((?:\d+\s*(?:{_UNIT})\s*)+)(?:後|あと)$")
 _CLOCK_EN = re.compile(r"^(\d{1,2})(?::(\d{2}))?\s*(am|pm)?$")
 _CLOCK_JA = re.compile(r"^(午前|午後)?\s*(\d{1,2})時(?:\s*(\d{1,2})分|(半))?$")
@@ -89,7 +89,7 @@ def _relative(text: str, now: datetime) -> datetime | None:
         return None
     seconds = 0
     for amount, unit in _AMOUNT.findall(match.group(1)):
-        count = 1 if amount in ("a", "an") else int(amount)
+        count = 1 if amount.strip() in ("a", "an") else int(amount)
         seconds += count * _UNITS[unit]
         if seconds > MAX_AHEAD.total_seconds() * 2:  # no overflow from "in 99999999999 weeks"
             return now + MAX_AHEAD * 2
