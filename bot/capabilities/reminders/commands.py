@@ -40,7 +40,8 @@ def may_deliver_here(interaction: discord.Interaction) -> bool:
     reminder must not carry a member's words where they may not write); a DM may always."""
     if interaction.guild_id is None:
         return True
-    return interaction.permissions.send_messages and interaction.app_permissions.send_messages
+    needed = "send_messages_in_threads" if isinstance(interaction.channel, discord.Thread) else "send_messages"
+    return getattr(interaction.permissions, needed) and getattr(interaction.app_permissions, needed)
 
 
 def short(words: str) -> str:

@@ -13,6 +13,8 @@ its lease (LEASE) ends and another process (or this one, restarted) sends it aga
 duplicate is possible in that window only. Marking before sending would instead lose the
 reminder in the same window; a duplicate is the kinder failure for a reminder.
 
+A clean stop (the bot closing) lets the send under way be marked first (STOP_GRACE).
+
 A channel that is gone or forbids the bot: one log line and the reminder is marked failed
 (never retried). It is not sent to the member's DM instead: the member chose where it
 goes, and a DM they did not ask for is not the bot's call. A passing failure (Discord
@@ -41,6 +43,7 @@ log = logging.getLogger(__name__)
 
 POLL_SECONDS = 5.0  # reminders another process stored are seen within this
 LEASE = timedelta(seconds=60)  # how long a claim holds a reminder for its sender
+STOP_GRACE = 10.0  # seconds a stopping bot waits for the send under way to be marked
 LATE_AFTER = timedelta(seconds=60)  # sent later than this after its due time: the message says when it was due
 Clock = Callable[[], datetime]
 
@@ -93,31 +96,41 @@ class ReminderScheduler:
         self.poll, self.lease = poll, lease
         self.holder = holder_name()
         self._woken = asyncio.Event()
+        self._stopping = False
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name="reminder-scheduler")
 
-    async def stop(self) -> None:
-        if self._task is not None:
+    async def stop(self, grace: float = STOP_GRACE) -> None:
+        """Let a send under way be marked (no duplicate from a clean stop), then end."""
+        if self._task is None:
+            return
+        self._stopping = True
+        self._woken.set()
+        try:
+            await asyncio.wait_for(asyncio.shield(self._task), grace)
+        except TimeoutError:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-            self._task = None
+        self._task = None
 
     def wake(self) -> None:
         """A reminder was set here: look at the due times again now."""
         self._woken.set()
 
     async def _run(self) -> None:
-        while True:
+        while not self._stopping:
             try:
                 await self.deliver_due()
                 delay = await self._until_next()
             except Exception:  # noqa: BLE001 - a database hiccup must not end delivery for good
                 log.exception("delivering reminders failed; trying again")
                 delay = self.poll
+            if self._stopping:
+                break
             self._woken.clear()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._woken.wait(), delay)
@@ -136,6 +149,8 @@ class ReminderScheduler:
             ids = await due_ids(session, self.clock())
         sent = 0
         for reminder_id in ids:
+            if self._stopping:
+                break
             sent += await self._deliver_one(reminder_id)
         return sent
 
