@@ -45,11 +45,14 @@ def may_deliver_here(interaction: discord.Interaction) -> bool:
 
 
 def short(words: str) -> str:
+    """A reminder's text on one line of `/remind list`."""
     one_line = " ".join(words.split())
     return one_line if len(one_line) <= LIST_TEXT_CHARS else one_line[: LIST_TEXT_CHARS - 1] + "\u2026"
 
 
 class RemindersCog(ConfigCog):
+    """`/remind`, and this process's delivery task from the cog's load to its unload."""
+
     remind = app_commands.Group(**named("commands.remind"))
 
     def __init__(self, bot: LLMBot) -> None:
