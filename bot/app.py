@@ -48,6 +48,7 @@ COG_MODULES: tuple[str, ...] = (
     "bot.cogs.persona",
     "bot.cogs.access",
     "bot.cogs.chat",
+    "bot.capabilities.reminders.commands",
     "bot.cogs.servers",
     "bot.cogs.help",
     "bot.capabilities.privacy.commands",

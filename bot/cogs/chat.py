@@ -10,7 +10,8 @@ every answer there (`bot.load.answers`: an answer is stoppable from the moment i
 The capabilities this bot composes (`bot.capabilities`), each joining an answer at its
 seams (`bot.question.seams`): reading the links a question names, web search, the
 records the buttons under answers need (their presses: `bot.capabilities.answer_controls.commands`),
-listen channels' gaps, and memory (a member's memories and a server's facts).
+listen channels' gaps, memory (a member's memories and a server's facts) and the
+`set_reminder` tool (`bot.capabilities.reminders`).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from bot.capabilities.answer_controls.commands import ControlsCog
 from bot.capabilities.listening.capability import ListenGaps
 from bot.capabilities.memory.capability import Remembering
 from bot.capabilities.reading.capability import LinkReading
+from bot.capabilities.reminders.capability import Reminders
 from bot.capabilities.web_search.capability import WebSearch
 from bot.capabilities.web_search.service import search_service
 from bot.capabilities.web_search.tool import search_tool
@@ -51,7 +53,7 @@ class ChatCog(commands.Cog):
         search_tools = default_registry(search_tool(self.search)) if self.search is not None else None
         self.services = Services.of(bot, ChannelBudgets(), default_registry(), search_tools)
         self.answering = Answering(self.services, (LinkReading(), WebSearch(), AnswerRecords(), ListenGaps(),
-                                                    Remembering()))
+                                                    Remembering(), Reminders()))
         self.answers = self.services.answers
 
     async def cog_unload(self) -> None:

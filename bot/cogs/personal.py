@@ -14,6 +14,7 @@ import discord
 from discord import app_commands
 
 from bot import repo
+from bot.capabilities.reminders.commands import set_time_zone, time_zone_choices
 from bot.catalog.offer import offered, personal_list_route, unlisted_lines
 from bot.check.command import check_own_route
 from bot.cogs.base import RENAMED_TO, SCOPE_CHOICES, ConfigCog, renamed_note, reply, send, text
@@ -186,6 +187,15 @@ class PersonalCog(ConfigCog):
             month = await usage_by(session, day - timedelta(days=REPORT_DAYS - 1), user_id=interaction.user.id)
         lines = usage_lines(partial(text, interaction), "commands.reply.personal_usage_header", today, month)
         await send(interaction, "\n".join(lines))
+
+    @localized(personal.command, "commands.personal.timezone")
+    async def timezone(self, interaction: discord.Interaction, zone: str) -> None:
+        """The member's own time zone: reminder times are read and shown on its clock."""
+        await set_time_zone(self.bot, interaction, zone)
+
+    @timezone.autocomplete("zone")
+    async def zone_choices(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        return time_zone_choices(current)
 
     @localized(personal.command, "commands.personal.check")
     async def check_route(self, interaction: discord.Interaction) -> None:

@@ -36,6 +36,8 @@ BOOKKEEPING = {
     "take_message": "the hourly message counter, taken atomically in the database",
     "take_search": "the daily web search counter, taken atomically in the database",
     "add_searches": "the daily web search counter: searches a provider already ran",
+    "add_reminder": "a reminder: read by the schedulers and /remind from the database, never cached",
+    "set_zone": "the member's time zone: read when a reminder is set or listed, never cached",
 }
 
 

@@ -51,4 +51,6 @@ async def test_an_upgrade_says_each_migration_in_one_line(tmp_path: Path, caplog
         "migrated the database to 0010_read_links: read links",
         "migrated the database to 0011_identify: identify turns",
         "migrated the database to 0012_capability_settings: capability settings",
+        "migrated the database to 0013_memory: memory",
+        "migrated the database to 0014_reminders: reminders",
     ]

@@ -14,6 +14,7 @@ from bot.capabilities.privacy.sections import (
     SearchDays,
     UsageDays,
 )
+from bot.capabilities.reminders.member_data import ReminderData
 
 KEPT: tuple[MemberData, ...] = (
     PersonalSettings(),
@@ -21,8 +22,9 @@ KEPT: tuple[MemberData, ...] = (
     MessageHours(),
     SearchDays(),
     Answers(),
-    ManagersRecords(),
     MemoryData(),
+    ReminderData(),
+    ManagersRecords(),
 )
 
 

@@ -10,6 +10,7 @@ from sqlalchemy import func, select
 
 from bot import repo
 from bot.capabilities.memory.storage import add_memory, set_memory
+from bot.capabilities.reminders.storage import Target, add_reminder, set_zone
 from bot.db.models import (
     AccessRule,
     AnswerPart,
@@ -20,6 +21,7 @@ from bot.db.models import (
     UsageDay,
 )
 from bot.db.models_memory import Memory, MemoryOptIn
+from bot.db.models_reminders import MemberTimeZone, Reminder
 from bot.repo.controls import add_access_rule
 from bot.vault import Vault
 from tests.support.fake_discord_server import snowflake
@@ -72,6 +74,8 @@ async def seed(session, vault: Vault, user_id: int, guild_id: int, key: str, *, 
     await set_memory(session, user_id, True)
     await add_memory(session, user_id, guild_id, "likes green tea")
     await add_memory(session, user_id, None, "said in a DM")
+    await add_reminder(session, Target(user_id, guild_id, 1, None), "stretch", now + timedelta(hours=1), now)
+    await set_zone(session, user_id, "Asia/Tokyo")
     await session.flush()
     return seeded
 
@@ -93,13 +97,15 @@ async def counts(session, seeded: Seeded) -> dict[str, int]:
         "access_rules": await count(AccessRule, AccessRule.target_id == user),
         "memory_opt_ins": await count(MemoryOptIn, MemoryOptIn.user_id == user),
         "memories": await count(Memory, Memory.user_id == user),
+        "reminders": await count(Reminder, Reminder.user_id == user),
+        "member_time_zones": await count(MemberTimeZone, MemberTimeZone.user_id == user),
     }
 
 
 SEEDED = {"personal_configs": 2, "usage_days": 3, "message_hours": 2, "search_days": 2, "answers": 2,
           "answer_parts": 4, "access_rules": 1,
-          "memory_opt_ins": 1, "memories": 2}
+          "memory_opt_ins": 1, "memories": 2, "reminders": 1, "member_time_zones": 1}
 # After an erasure: today's counters (limits count them) and the manager's block stay.
 AFTER_ERASE = {"personal_configs": 0, "usage_days": 1, "message_hours": 1, "search_days": 1, "answers": 0,
                "answer_parts": 0, "access_rules": 1,
-               "memory_opt_ins": 0, "memories": 0}
+               "memory_opt_ins": 0, "memories": 0, "reminders": 0, "member_time_zones": 0}

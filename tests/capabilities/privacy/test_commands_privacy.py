@@ -82,10 +82,10 @@ async def test_export_holds_the_members_data_masked_and_only_theirs(fake_discord
     assert header["user_id"] == alice["id"] and header["kept_on_erase"] == ["blocked_by_servers"]
     assert header["what"].startswith("Everything this bot keeps about one Discord user")
     assert header["sections"] == ["personal_settings", "usage_days", "message_hours", "search_days", "answers",
-                                  "blocked_by_servers", "memories"]
+                                  "memories", "reminders", "blocked_by_servers"]
     assert {name: len(read[name]) for name in header["sections"]} == {
         "personal_settings": 2, "usage_days": 3, "message_hours": 2, "search_days": 2, "answers": 2,
-        "blocked_by_servers": 1, "memories": 3}
+        "memories": 3, "reminders": 2, "blocked_by_servers": 1}
     assert sorted(r["key"] for r in read["personal_settings"]) == ["\u2026a1c3", "\u2026obal"]
 
 
