@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 # A root command -> the catalog key of its group; the groups show in this order.
 GROUPS: dict[str, str] = {
     "stop": "commands.help.group.asking", "status": "commands.help.group.asking",
+    "catchup": "commands.help.group.asking",
     "help": "commands.help.group.asking",
     "personal": "commands.help.group.personal",
     "settings": "commands.help.group.settings", "persona": "commands.help.group.settings",
