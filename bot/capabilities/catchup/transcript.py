@@ -61,8 +61,8 @@ def _clean(text: str, bound: int) -> str:
 
 def _line(number: int, said: Said) -> str:
     who = f"{_clean(said.speaker, 80)} (this bot)" if said.by_bot else _clean(said.speaker, 80)
-    files = f" [files: {_clean(', '.join(said.files), 200)}]" if said.files else ""
-    return f"[{number}] {who}: {_clean(said.text, MESSAGE_CHARS)}{files}"
+    files = f"[files: {_clean(', '.join(said.files), 200)}]" if said.files else ""
+    return f"[{number}] {who}: " + " ".join(filter(None, (_clean(said.text, MESSAGE_CHARS), files)))
 
 
 def transcript(messages: Sequence[Said], bound: int = TRANSCRIPT_CHARS) -> Transcript:
