@@ -17,6 +17,7 @@ tokens), refused with the same lines.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 
 import discord
@@ -53,21 +54,27 @@ class CatchUpCog(commands.Cog):
                       messages: app_commands.Range[int, 1, MAX_MESSAGES] = DEFAULT_MESSAGES,
                       public: bool = False) -> None:
         """Summarize the channel's last `messages` messages; `public` posts it in the channel."""
-        await interaction.response.defer(ephemeral=True, thinking=True)
+        callback = await interaction.response.defer(ephemeral=True, thinking=True)  # always private: "thinking…"
         delivery: CatchUpDelivery | None = None
         try:
-            delivery = await self._delivery(interaction, public)
+            delivery = await self._delivery(interaction, public, callback)
             question = await self._question(interaction, delivery)
             if question is not None and await self._readable(question, messages):
                 await self.answering.answer(question)
                 await self._ended(delivery)
         except Exception:  # noqa: BLE001 - one failed catch-up must not raise to the member
             log.exception("a catch-up failed")
-            if delivery is not None and not delivery.told:
-                await delivery.tell(text(interaction, "commands.catchup.failed"))
+            if delivery is None or not delivery.told:
+                with contextlib.suppress(discord.HTTPException):
+                    await interaction.edit_original_response(content=text(interaction, "commands.catchup.failed"))
 
-    async def _delivery(self, interaction: discord.Interaction, public: bool) -> CatchUpDelivery:
-        response = await interaction.original_response()
+    async def _delivery(self, interaction: discord.Interaction, public: bool,
+                        callback: discord.InteractionCallbackResponse | None) -> CatchUpDelivery:
+        """The deferred response as the answer's first place (Discord's callback names it;
+        read back when it did not)."""
+        response = callback.resource if callback is not None else None
+        if not isinstance(response, discord.InteractionMessage):
+            response = await interaction.original_response()
         return CatchUpDelivery(interaction, SentMessage(response.id, response.channel.id), [], public,
                                response=response)
 
