@@ -157,6 +157,7 @@ class Admission:
     async def _refuse_limit(self, question: Question, hit: LimitReached) -> None:
         """Which limit and when it resets, at most once an hour per member and limit (a
         command's asker every time: the line is theirs alone)."""
-        if question.delivery is None and not self.throttle.allows(question.where.guild_id, question.asker_id, topic=hit.key):
+        throttled = question.delivery is None
+        if throttled and not self.throttle.allows(question.where.guild_id, question.asker_id, topic=hit.key):
             return
         await question.reply(hit.key, **hit.shown())

@@ -27,6 +27,12 @@ input, and the combined request is sent in full again.
 **Again.** Regenerate and Continue (`bot.capabilities.answer_controls.again`) run the
 same steps for an earlier answer's question, in the answer's own messages
 (`Question.again`).
+
+**Commands.** A question asked by a slash command (`/catchup`,
+`bot.capabilities.catchup`) runs the same steps with a `Delivery`
+(`Question.delivery`): its asker is the command's member, its refusals are lines to
+them alone (always said: a command waits for its answer), it continues no conversation,
+never joins a batch, and streams into the delivery's sink.
 """
 
 from __future__ import annotations
