@@ -250,3 +250,23 @@ async def test_in_a_dm_it_reads_the_members_own_conversation_with_the_bot(
     assert "[1] Alice: What did we decide?\n[2] LLM Bot (this bot): You decided on Friday." in turn
     note = f"https://discord.com/channels/@me/{fake.dm_channel_id}/{mine.id}"
     assert note in shown[-1].content and all(m.ephemeral for m in shown)
+
+
+async def test_a_long_summary_streams_into_the_response_then_ephemeral_follow_ups(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot) -> None:
+    fake, server = fake_discord, provider_server
+    conversation(fake)
+    long = " ".join(f"point{n} [2]" for n in range(900))  # about 9,000 characters
+    server.reply(openai_stream(long, piece=200, event_delay=0.01))
+    bot = turn_bot()
+    async with running_bot(fake, bot) as run:
+        await configure_server(bot, fake, server)
+        token = await catch_up(run, fake)
+        await run.wait_for(lambda: "Cited:" in "".join(m.content for m in fake.interaction_messages(token)),
+                           timeout=20)
+    shown = [m for m in fake.interaction_messages(token) if not m.deleted]
+    assert len(shown) >= 5 and all(m.ephemeral and len(m.content) <= 2000 for m in shown)
+    assert shown[0].id == fake.interaction(token).original_id  # the "thinking…" response holds the first part
+    assert any(version.endswith(INDICATOR) for version in shown[0].history)  # streamed by edits
+    words = " ".join(" ".join(m.content for m in shown).split())
+    assert long in words
