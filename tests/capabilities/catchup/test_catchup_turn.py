@@ -173,8 +173,11 @@ async def test_catchup_refusals_each_one_ephemeral_line_and_no_provider_request(
         no_history = await catch_up(run, fake, user=mallory)
         not_public = await catch_up(run, fake, opt("public", True))
         in_japanese = await catch_up(run, fake, user=mallory, locale="ja")
+        fake.fail("GET", rf"^/channels/{fake.channel_id}/messages$", 403)  # the bot lacks Read Message History
+        bot_refused = await catch_up(run, fake)
     lines = {token: [m.content for m in fake.interaction_messages(token)] for token in
-             (empty, no_history, not_public, in_japanese)}
+             (empty, no_history, not_public, in_japanese, bot_refused)}
+    assert lines[bot_refused] == [t("commands.catchup.unreadable", "en")]
     assert lines[empty] == [t("commands.catchup.nothing", "en")]
     assert lines[no_history] == [t("commands.catchup.no_history", "en")]
     assert lines[not_public][0].startswith("You cannot post in this channel, so the catch-up cannot be public here.")
