@@ -10,8 +10,9 @@ every answer there (`bot.load.answers`: an answer is stoppable from the moment i
 The capabilities this bot composes (`bot.capabilities`), each joining an answer at its
 seams (`bot.question.seams`): reading the links a question names, web search, the
 records the buttons under answers need (their presses: `bot.capabilities.answer_controls.commands`),
-listen channels' gaps, memory (a member's memories and a server's facts) and the
-`set_reminder` tool (`bot.capabilities.reminders`).
+listen channels' gaps, memory (a member's memories and a server's facts), the
+`set_reminder` tool (`bot.capabilities.reminders`) and the channel catch-up (`/catchup`:
+`bot.capabilities.catchup`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from discord.ext import commands
 from bot.capabilities.answer_controls.buttons import AnswerButton
 from bot.capabilities.answer_controls.capability import AnswerRecords
 from bot.capabilities.answer_controls.commands import ControlsCog
+from bot.capabilities.catchup.capability import CatchUp
+from bot.capabilities.catchup.commands import CatchUpCog
 from bot.capabilities.listening.capability import ListenGaps
 from bot.capabilities.memory.capability import Remembering
 from bot.capabilities.reading.capability import LinkReading
@@ -53,7 +56,7 @@ class ChatCog(commands.Cog):
         search_tools = default_registry(search_tool(self.search)) if self.search is not None else None
         self.services = Services.of(bot, ChannelBudgets(), default_registry(), search_tools)
         self.answering = Answering(self.services, (LinkReading(), WebSearch(), AnswerRecords(), ListenGaps(),
-                                                    Remembering(), Reminders()))
+                                                    Remembering(), Reminders(), CatchUp()))
         self.answers = self.services.answers
 
     async def cog_unload(self) -> None:
@@ -90,9 +93,10 @@ class ChatCog(commands.Cog):
 
 
 async def setup(bot: commands.Bot) -> None:
-    """The chat cog, and the answer buttons' cog on the same answering; the buttons'
+    """The chat cog, and the answer buttons' and /catchup's cogs on the same answering; the buttons'
     one dynamic item is registered here, once, so presses work after a restart."""
     chat = ChatCog(bot)
     await bot.add_cog(chat)
     await bot.add_cog(ControlsCog(chat.answering))
+    await bot.add_cog(CatchUpCog(chat.answering))
     bot.add_dynamic_items(AnswerButton)

@@ -80,7 +80,7 @@ def decide(facts: MessageFacts, controls: GuildControls | None, *, allow_dms: bo
 
 
 def facts_of(question: Question) -> MessageFacts:
-    author = question.message.author
+    author = question.asker
     member = isinstance(author, discord.Member)
     roles = frozenset(role.id for role in author.roles) if member else frozenset()
     manager = member and author.guild_permissions.manage_guild

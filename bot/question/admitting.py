@@ -81,7 +81,8 @@ class Admission:
         decision = decide_question(question, self.services.settings.ALLOW_DMS)
         if decision.action == "refuse" and decision.reason is not None:
             where = question.where
-            if decision.reason == "dms_off" or self.throttle.allows(where.guild_id, question.asker_id):
+            asked = decision.reason == "dms_off" or question.delivery is not None  # a command is always answered
+            if asked or self.throttle.allows(where.guild_id, question.asker_id):
                 await question.reply(REFUSAL_KEYS[decision.reason])
         return decision.action == "answer"
 
@@ -108,7 +109,8 @@ class Admission:
         cap and the registration, so two questions at once cannot both pass). Returns the
         question (perhaps a batch), its answer and whether the batch was counted already."""
         answers, where = self.services.answers, question.where
-        mine = answers.latest_of(where.channel_id, question.asker_id) if question.again is None else None
+        alone = question.again is not None or question.delivery is not None  # never a batch, nor a follow-up
+        mine = answers.latest_of(where.channel_id, question.asker_id) if not alone else None
         paid_before = False
         if mine is not None:
             question, paid_before = after(mine, question, asyncio.get_running_loop().time())
@@ -153,7 +155,9 @@ class Admission:
         return True
 
     async def _refuse_limit(self, question: Question, hit: LimitReached) -> None:
-        """Which limit and when it resets, at most once an hour per member and limit."""
-        if not self.throttle.allows(question.where.guild_id, question.asker_id, topic=hit.key):
+        """Which limit and when it resets, at most once an hour per member and limit (a
+        command's asker every time: the line is theirs alone)."""
+        throttled = question.delivery is None
+        if throttled and not self.throttle.allows(question.where.guild_id, question.asker_id, topic=hit.key):
             return
         await question.reply(hit.key, **hit.shown())

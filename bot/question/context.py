@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import discord
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
@@ -33,7 +33,7 @@ from bot.turn import Credentials
 from bot.turn.access import ProviderAccess
 from providers.i18n import t
 from stream.pacing import ChannelBudgets
-from stream.sink import SentMessage, SinkError
+from stream.sink import MessageSink, SentMessage, SinkError
 
 
 @dataclass(frozen=True)
@@ -101,6 +101,32 @@ class Again:
     last_text: str = ""  # continue: its last part as shown
 
 
+class AnswerSink(MessageSink, Protocol):
+    def close(self) -> None:
+        """The answer is over (no more "typing…")."""
+
+
+class Delivery(Protocol):
+    """A question asked by a slash command, not by a member's message: who asked, how a
+    refusal reaches them alone, and where the answer streams. Its `Question.message` is
+    the command's own response, so the steps that read a message still find the
+    channel, the server and an id there; nothing reads that message's author."""
+
+    @property
+    def asker(self) -> discord.Member | discord.User:
+        """The member who ran the command."""
+
+    @property
+    def channel(self) -> discord.abc.Messageable:
+        """Where the answer streams (no thread is opened for it)."""
+
+    async def tell(self, text: str) -> None:
+        """One line to the asker alone (a refusal)."""
+
+    def sink(self, client: discord.Client) -> AnswerSink:
+        """The answer's sink."""
+
+
 @dataclass(frozen=True)
 class Question:
     """One message addressed to the bot, with everything later steps read of it.
@@ -121,10 +147,16 @@ class Question:
     again: Again | None = None
     # What the batch's files were read to: each file is downloaded and read once per batch.
     reads: FileReads = field(default_factory=FileReads, compare=False, repr=False)
+    delivery: Delivery | None = None  # asked by a slash command (the catch-up)
+
+    @property
+    def asker(self) -> discord.Member | discord.User:
+        """Who asks: the message's author, or the member who ran the command."""
+        return self.delivery.asker if self.delivery is not None else self.message.author
 
     @property
     def asker_id(self) -> int:
-        return self.message.author.id
+        return self.asker.id
 
     @property
     def limits(self) -> Limits:
@@ -153,6 +185,9 @@ class Question:
 
     async def reply(self, key: str, **params: Any) -> None:
         """One localized line in reply to the question; a Discord failure here is not worth more."""
+        if self.delivery is not None:
+            await self.delivery.tell(for_discord(t(key, self.locale, **params), self.locale))
+            return
         with contextlib.suppress(SinkError):
             await DiscordMessageSink(self.message.channel, reply_to=self.message).send(
                 for_discord(t(key, self.locale, **params), self.locale), reply=True)

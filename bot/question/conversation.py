@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.capabilities.reading.attachments import question_message
-from bot.question.history import History, speaker, strip_bot_mention
+from bot.question.history import History, strip_bot_mention
 from bot.question.persona import persona_channel_id, system_prompt
 from bot.usage.params import apply_params
 from providers import ChatRequest
@@ -48,9 +48,10 @@ async def build_request(question: Question, history: History, max_output_tokens:
     message = question.message
     chain = [*history.sources, *question.earlier]
     turn = await question_message(message, chain, question.prompt, question.bot_id, question.reads)  # with its files
-    turn.name = speaker(message)  # who asks, in a server
+    turn.name = question.asker.display_name if message.guild is not None else None  # who asks, in a server
     server = question.config.server
     persona = server.persona(persona_channel_id(message.channel)) if server is not None and message.guild else None
-    request = ChatRequest(messages=[*history.messages, turn], system=system_prompt(message, persona, bot_name),
+    system = system_prompt(message, persona, bot_name, question.asker)
+    request = ChatRequest(messages=[*history.messages, turn], system=system,
                           max_output_tokens=max_output_tokens)
     return apply_params(request, server.params) if server is not None and message.guild else request

@@ -27,6 +27,12 @@ input, and the combined request is sent in full again.
 **Again.** Regenerate and Continue (`bot.capabilities.answer_controls.again`) run the
 same steps for an earlier answer's question, in the answer's own messages
 (`Question.again`).
+
+**Commands.** A question asked by a slash command (`/catchup`,
+`bot.capabilities.catchup`) runs the same steps with a `Delivery`
+(`Question.delivery`): its asker is the command's member, its refusals are lines to
+them alone (always said: a command waits for its answer), it continues no conversation,
+never joins a batch, and streams into the delivery's sink.
 """
 
 from __future__ import annotations
@@ -45,7 +51,7 @@ from bot.load.config_cache import ServerConfig
 from bot.load.turn_queue import answer_in_turn
 from bot.question.admitting import Admission, Admitted
 from bot.question.books import Books
-from bot.question.context import Question, Services, arrive
+from bot.question.context import AnswerSink, Question, Services, arrive
 from bot.question.conversation import ANSWERED_TYPES, addresses_bot, strip_bot_mention
 from bot.question.history import ASIDE_PREFIX
 from bot.question.preparation import Preparation, Prepared
@@ -167,9 +173,7 @@ class Answering:
             if answer.interrupt.reason == "shutdown":
                 await question.reply("chat.bot_restarting")
             return None
-        on_screen = DiscordMessageSink(prepared.place.channel, reply_to=prepared.place.reply_to,
-                                       client=self.services.client, typing=True,
-                                       controls=AnswerControls(question.asker_id, question.message.id, question.locale))
+        on_screen = self._sink(question, prepared)
         again = question.again
         sink = ReusingSink(on_screen, again.parts) if again is not None and again.kind == "regenerate" else on_screen
         ctx = turn_context(question, prepared, admitted, sink, self.services)
@@ -185,10 +189,20 @@ class Answering:
         await self.books.keep(Ended(question, answer, outcome, gone), admitted.parts, prepared, ctx)
         return Answered(ctx, outcome)
 
+    def _sink(self, question: Question, prepared: Prepared) -> AnswerSink:
+        """Where the answer streams: the command's delivery, else the place's channel,
+        replying to the question, with the answer's buttons."""
+        client = self.services.client
+        if question.delivery is not None:
+            return question.delivery.sink(client)
+        return DiscordMessageSink(prepared.place.channel, reply_to=prepared.place.reply_to, client=client,
+                                  typing=True,
+                                  controls=AnswerControls(question.asker_id, question.message.id, question.locale))
+
     def _tools(self, question: Question, admitted: Admitted) -> ToolLoop:
-        """The bot's tools, with what the capabilities add (web search's tool)."""
-        message = question.message
-        tools = ToolLoop(self.services.tools, ToolContext(message.channel, message.author))
+        """The bot's tools, with what the capabilities add (web search's tool); they see
+        the question's channel as far as the asker may."""
+        tools = ToolLoop(self.services.tools, ToolContext(question.message.channel, question.asker))
         for part in admitted.parts:
             tools = part.tools(tools)
         return tools

@@ -59,13 +59,15 @@ def persona_channel_id(channel: object) -> int:
     return getattr(channel, "id", 0)
 
 
-def facts_of(message: discord.Message, bot_name: str) -> PromptFacts:
+def facts_of(message: discord.Message, bot_name: str, asker: discord.abc.User) -> PromptFacts:
     channel = message.channel
     channel_name = getattr(channel, "name", None) or "direct message"
     server = message.guild.name if message.guild is not None else None
-    return PromptFacts(bot_name, server, channel_name, message.author.display_name, datetime.now(UTC))
+    return PromptFacts(bot_name, server, channel_name, asker.display_name, datetime.now(UTC))
 
 
-def system_prompt(message: discord.Message, persona: str | None, bot_name: str) -> str:
-    """The system prompt for answering `message` under the server's `persona` (None: the default)."""
-    return system_prompt_for(persona, facts_of(message, bot_name))
+def system_prompt(message: discord.Message, persona: str | None, bot_name: str,
+                  asker: discord.abc.User | None = None) -> str:
+    """The system prompt for answering `message` under the server's `persona` (None: the
+    default); `asker`: who asks when not the message's author (a slash command)."""
+    return system_prompt_for(persona, facts_of(message, bot_name, asker or message.author))

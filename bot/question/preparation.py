@@ -94,6 +94,8 @@ class Preparation:
         """What the question continues (up to the batch's first message): a listen channel's
         recent messages, else its reply chain, DM or thread; plus the exchange it interrupted
         when that is not in it already."""
+        if question.delivery is not None:
+            return History()  # a command continues no conversation: its capability brings what it reads
         server = question.config.server
         depth = server.history_messages if server is not None else DEFAULT_HISTORY_MESSAGES
         first = question.first_message
@@ -108,9 +110,13 @@ class Preparation:
         return history
 
     async def _place(self, question: Question) -> AnswerPlace:
-        """Where the answer streams: an earlier answer's own channel (again), the listen
-        channel, or the question's channel or a new thread on it."""
-        message, again = question.message, question.again
+        """Where the answer streams: the command's own place (a delivery), an earlier
+        answer's own channel (again), the listen channel, or the question's channel or a
+        new thread on it."""
+        message, again, delivery = question.message, question.again, question.delivery
+        if delivery is not None:
+            channel = delivery.channel
+            return AnswerPlace(channel, getattr(channel, "id", message.channel.id), None)
         if again is not None:
             channel_id = again.parts[0].channel_id or again.facts.channel_id
             return AnswerPlace(again.channel, channel_id, message if channel_id == message.channel.id else None)
