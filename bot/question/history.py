@@ -153,12 +153,12 @@ class _Walk:
             return self._took(turn, message, await referenced(message))
         answer = await self.recall.answer_holding(message.id)
         if answer is None:  # an answer from before parts were recorded, or a notice
-            turn = None if counting else Message("assistant", message.content)
+            turn = None if counting else Message("assistant", without_notes(message.content))
             return self._took(turn, message, await referenced(message))
         self.seen.update(answer.message_ids)
         streaming = self.recall.streaming_text(message.id)
         whole = streaming if streaming is not None else await whole_answer(message, answer)
-        turn = None if counting else Message("assistant", whole)
+        turn = None if counting else Message("assistant", without_notes(whole))
         return self._took(turn, message, await fetch(message.channel, answer.question_id))
 
     def _took(self, turn: Message | None, message: discord.Message,
@@ -188,6 +188,16 @@ async def reply_history(message: discord.Message, bot_id: int, limit: int, recal
     return History(turns, list(reversed(walk.sources)), left_out, left_out_more=current is not None)
 
 
+def without_notes(text: str) -> str:
+    """An answer's text without the note lines under it (sources, memory saved, reminder
+    set): they told the member something, the model did not say them. A text that is
+    only notes (a notice) stays as it is."""
+    lines = text.split("\n")
+    while lines and (lines[-1].startswith(NOTICE_PREFIX) or not lines[-1].strip()):
+        lines.pop()
+    return "\n".join(lines) if lines else text
+
+
 def in_bot_thread(channel: object, bot_id: int) -> bool:
     """A thread the bot opened (Discord names its creator the thread's owner)."""
     return isinstance(channel, discord.Thread) and channel.owner_id == bot_id
@@ -205,9 +215,10 @@ def _grouped(messages: Sequence[discord.Message], bot_id: int,
                 continue
             if turns and turns[-1][0].role == "assistant":
                 last, sources = turns[-1]
-                turns[-1] = (Message("assistant", f"{last.content}\n{message.content}"), [*sources, message])
+                turns[-1] = (Message("assistant", f"{last.content}\n{without_notes(message.content)}"),
+                             [*sources, message])
                 continue
-            turns.append((Message("assistant", message.content), [message]))
+            turns.append((Message("assistant", without_notes(message.content)), [message]))
         else:
             turn = user_turn(message, bot_id) if named else Message("user", user_text(message, bot_id))
             if turn.content:

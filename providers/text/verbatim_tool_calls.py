@@ -303,6 +303,8 @@ class VerbatimToolCallParser:
         ticks = len(match.group(2))
         if ticks >= self._ticks:
             drop = match.end(1) + self._ticks
+            if self._events and isinstance(self._events[-1], _CallEvent):
+                self._events[-1].raw += text[:drop]  # released as text whole, wrapper and all
             self._prev = "`"
             self._mode = _SCAN
             return text[drop:]

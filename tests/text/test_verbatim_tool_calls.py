@@ -327,3 +327,11 @@ def test_fuzz_random_text_never_raises(deltas):
     out, calls, _, _ = feed_all(deltas)
     if not calls:
         assert out == "".join(deltas)
+
+
+def test_a_second_wrapped_call_left_as_text_keeps_its_closing_backtick() -> None:
+    """Found by test_nothing_lost: the wrapper dropped after a queued second call was lost
+    when the flush gave that call back as text."""
+    text = ' now()`search({"q": "a (b)"})`'
+    out, calls, _, _ = feed_all([text])
+    assert calls == [("now", {})] and out == ' `search({"q": "a (b)"})`'

@@ -137,7 +137,7 @@ async def test_erase_takes_the_askers_rows_only_after_their_own_press(fake_disco
     assert not question.buttons()
     assert question.content.splitlines() == [
         "Erased:", "`personal_settings`: 2 row(s)", "`usage_days`: 2 row(s)", "`message_hours`: 1 row(s)",
-        "`search_days`: 1 row(s)", "`answers`: 6 row(s)",
+        "`search_days`: 1 row(s)", "`answers`: 6 row(s)", "`memories`: 3 row(s)", "`reminders`: 2 row(s)",
         discord_text(fake, "commands.reply.privacy_erase_kept")]
 
 
