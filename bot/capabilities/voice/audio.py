@@ -15,10 +15,10 @@ VOICE_MEDIA_TYPE = "audio/ogg"  # Discord's voice messages: Ogg Opus
 MAX_VOICE_BYTES = 8 * 1024 * 1024  # a 20-minute Opus voice message is about 5 MB
 OGG_CAPTURE = b"OggS"
 
-VoiceRefusal = Literal["voice_too_long", "voice_too_large", "not_audio"]
+BoundRefusal = Literal["voice_too_long", "voice_too_large"]
 
 
-def bound_refusal(seconds: float | None, size: int, max_seconds: int) -> VoiceRefusal | None:
+def bound_refusal(seconds: float | None, size: int, max_seconds: int) -> BoundRefusal | None:
     """Past the length or the size bound (from Discord's metadata), or None."""
     if seconds is None or not math.isfinite(seconds) or seconds > max_seconds:
         return "voice_too_long"

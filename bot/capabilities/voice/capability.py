@@ -22,6 +22,8 @@ from stream.interrupt import Interrupt
 
 log = logging.getLogger(__name__)
 
+BOUND_NOTES = {"voice_too_long": "chat.voice.too_long", "voice_too_large": "chat.voice.too_large"}
+
 
 def voice_attachments(message: discord.Message) -> list[discord.Attachment]:
     """The recording of a voice message (the message flag and the attachment's own shape)."""
@@ -69,7 +71,7 @@ class VoicePart(AnswerPart):
             reason = bound_refusal(attachment.duration, attachment.size, hearing.max_seconds)
             if reason is not None:
                 refused += 1
-                await question.reply(f"chat.voice.{reason.removeprefix('voice_')}", seconds=hearing.max_seconds,
+                await question.reply(BOUND_NOTES[reason], seconds=hearing.max_seconds,
                                      voice_megabytes=MAX_VOICE_BYTES // (1024 * 1024))
         heard = hearing.transcriber is not None or hears_voice(self.joining.route)
         if not heard:
