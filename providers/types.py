@@ -302,7 +302,7 @@ def content_text(content: str | Sequence[ContentPart]) -> str:
 def part_text(part: ContentPart) -> str:
     """What a text-only model reads of one part: a text, nothing of an image, a document's
     extracted text as a fenced block named by its file (with a line when it was cut)."""
-    if isinstance(part, TextPart):
+    if isinstance(part, TextPart | AudioPart):  # a recording: the line saying it cannot be heard
         return part.text
     if isinstance(part, DocumentPart) and part.text:
         cut = "\n[The text of this document was cut to its first 500 KB.]" if part.text_cut else ""

@@ -8,6 +8,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.capabilities.member_data import Exported
 from bot.capabilities.voice.storage import VoiceTranscript
+from bot.repo.common import as_utc
 
 
 class VoiceTranscripts:
@@ -16,8 +17,8 @@ class VoiceTranscripts:
     async def export(self, session: AsyncSession, user_id: int) -> Exported:
         rows = await session.scalars(select(VoiceTranscript).where(VoiceTranscript.user_id == user_id)
                                      .order_by(VoiceTranscript.created_at))
-        return [{"message_id": str(row.message_id), "guild_id": str(row.guild_id) if row.guild_id else None,
-                 "words": row.words, "seconds": row.seconds, "created_at": row.created_at.isoformat()}
+        return [{"message_id": str(row.message_id), "server_id": str(row.guild_id) if row.guild_id else None,
+                 "words": row.words, "seconds": row.seconds, "created_at": as_utc(row.created_at).isoformat()}
                 for row in rows]
 
     async def erase(self, session: AsyncSession, user_id: int) -> int:
