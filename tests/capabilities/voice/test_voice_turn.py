@@ -188,3 +188,18 @@ async def test_a_failed_transcription_is_said_and_the_key_never_shown(
     assert "cannot hear" in user_text(server.requests[0].json["messages"][-1])
     assert "status 401" in caplog.text and "sk-wrong-key" not in caplog.text
     assert fake.rate_limited == []
+
+
+async def test_a_voice_message_in_a_server_that_does_not_reply_to_the_bot_is_not_for_it(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot,
+        transcriber: FakeTranscriber) -> None:
+    """A voice message carries no text, so no mention: in a server only a reply to the bot
+    (or a bot thread, a listen channel) addresses it."""
+    fake, server = fake_discord, provider_server
+    bot = turn_bot(**default_route(server, "custom", "model-a", "/v1"), **transcribing(transcriber))
+    async with running_bot(fake, bot):
+        await send_voice(fake)
+        await asyncio.sleep(0.5)
+    assert server.requests == [] and transcriber.taken == [] and lines(fake) == []
+    assert fake.downloads == []
+    assert fake.rate_limited == []
