@@ -1,9 +1,10 @@
 """Files a member shows the bot: the attachments of the question and of the messages it
 replies to, downloaded and turned into content parts of the question's user turn.
 
-Images become image parts, a voice message an audio part (`bot.capabilities.voice`), text files fenced blocks named by the file, Word and Excel
-files fenced blocks of their text (read off the event loop in `bot.capabilities.reading.documents`,
-counted as text files) and PDFs document parts (read off the loop, each family sends
+Images become image parts, a voice message an audio part (held to its size and checked to
+be Ogg here; heard or transcribed per model by `bot.capabilities.voice`), text files
+fenced blocks named by the file, Word and Excel files fenced blocks of their text (read
+off the event loop in `bot.capabilities.reading.documents`, counted as text files) and PDFs document parts (read off the loop, each family sends
 them in its own form, a text-only model gets their text); everything
 else, and whatever is too large, broken or over the limits, is left out with a note:
 one line per file for the member (so they know what the model did not see) and a text

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from bot.capabilities.voice.audio import MAX_VOICE_BYTES, bound_refusal, is_ogg
 from bot.capabilities.voice.notes import MAX_QUOTE_CHARS, QUOTE_PREFIX, quote_line
+from providers.capabilities import capabilities_of
 from providers.transcription import Recording, Transcriber, TranscriptionFailed
 from tests.capabilities.voice.fakes import ogg_recording
 
@@ -60,3 +61,17 @@ async def test_a_metadata_address_is_refused_before_any_request() -> None:
     finally:
         await transcriber.aclose()
     assert failed.value.reason == "refused"
+
+
+@pytest.mark.parametrize(("provider", "model", "hears"), [
+    ("google", "gemini-2.5-flash", True),
+    ("google", "gemini-3.5-pro", True),
+    ("google", "gemma-3-27b-it", False),
+    # OpenAI's audio-input chat models take `input_audio` as wav or mp3 only (the SDK's
+    # `format: Literal["wav", "mp3"]`): an Ogg voice message reaches them as its transcript.
+    ("openai", "gpt-4o-audio-preview", False),
+    ("anthropic", "claude-opus-4-7", False),
+    ("custom", "whisper-chat", False),
+])
+def test_which_models_hear_a_voice_message_as_it_is(provider: str, model: str, hears: bool) -> None:
+    assert ("audio/ogg" in capabilities_of(provider, model).audio) == hears
