@@ -61,6 +61,9 @@ class ModelCapabilities:
     search_with_functions: bool = True
     documents: DocumentForm = "text"
     images: bool = True
+    # The audio media types the model hears inline (a voice message is sent as audio only
+    # when its type is here; else its transcript is sent).
+    audio: frozenset[str] = frozenset()
     continuation: ContinuationForm = "ask"
     reasoning: Reasoning | None = None
     sampling: frozenset[str] = frozenset({TEMPERATURE})

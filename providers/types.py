@@ -260,7 +260,28 @@ class DocumentPart:
         return b64encode(self.data).decode("ascii")
 
 
-ContentPart = TextPart | ImagePart | DocumentPart
+@dataclass(slots=True, frozen=True)
+class AudioPart:
+    """A recording the model should hear (a Discord voice message): the file for a model
+    that hears its `media_type` (`ModelCapabilities.audio`: Gemini inline data), replaced
+    by its transcript for every other model before a request is sent. `text` is what an
+    adapter sends when one reaches a model that cannot hear it anyway."""
+
+    media_type: str
+    data: bytes
+    filename: str
+    seconds: float
+    source_id: int = 0  # the Discord attachment it came from: its transcript is kept by this id
+
+    def base64(self) -> str:
+        return b64encode(self.data).decode("ascii")
+
+    @property
+    def text(self) -> str:
+        return f"[A voice message of {round(self.seconds)} s that this model cannot hear.]"
+
+
+ContentPart = TextPart | ImagePart | DocumentPart | AudioPart
 
 
 def content_parts(content: str | Sequence[ContentPart]) -> list[ContentPart]:
@@ -281,7 +302,7 @@ def content_text(content: str | Sequence[ContentPart]) -> str:
 def part_text(part: ContentPart) -> str:
     """What a text-only model reads of one part: a text, nothing of an image, a document's
     extracted text as a fenced block named by its file (with a line when it was cut)."""
-    if isinstance(part, TextPart):
+    if isinstance(part, TextPart | AudioPart):  # a recording: the line saying it cannot be heard
         return part.text
     if isinstance(part, DocumentPart) and part.text:
         cut = "\n[The text of this document was cut to its first 500 KB.]" if part.text_cut else ""

@@ -12,7 +12,7 @@ seams (`bot.question.seams`): reading the links a question names, web search, th
 records the buttons under answers need (their presses: `bot.capabilities.answer_controls.commands`),
 listen channels' gaps, memory (a member's memories and a server's facts), the
 `set_reminder` tool (`bot.capabilities.reminders`) and the channel catch-up (`/catchup`:
-`bot.capabilities.catchup`).
+`bot.capabilities.catchup`) and voice messages, heard or transcribed (`bot.capabilities.voice`).
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from bot.capabilities.listening.capability import ListenGaps
 from bot.capabilities.memory.capability import Remembering
 from bot.capabilities.reading.capability import LinkReading
 from bot.capabilities.reminders.capability import Reminders
+from bot.capabilities.voice.capability import Voice
 from bot.capabilities.web_search.capability import WebSearch
 from bot.capabilities.web_search.service import search_service
 from bot.capabilities.web_search.tool import search_tool
@@ -55,13 +56,15 @@ class ChatCog(commands.Cog):
         self.search = search_service(bot.settings)
         search_tools = default_registry(search_tool(self.search)) if self.search is not None else None
         self.services = Services.of(bot, ChannelBudgets(), default_registry(), search_tools)
+        self.voice = Voice()
         self.answering = Answering(self.services, (LinkReading(), WebSearch(), AnswerRecords(), ListenGaps(),
-                                                    Remembering(), Reminders(), CatchUp()))
+                                                    Remembering(), Reminders(), CatchUp(), self.voice))
         self.answers = self.services.answers
 
     async def cog_unload(self) -> None:
         if self.search is not None:
             await self.search.close()
+        await self.voice.close()
 
     @commands.Cog.listener()
     async def on_message(self, message: discord.Message) -> None:

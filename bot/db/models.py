@@ -465,5 +465,6 @@ class IdentifyTurn(Base):
     identified_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
+from bot.capabilities.voice.storage import VoiceTranscript  # noqa: E402,F401 - voice's table, in the metadata
 from bot.db import models_reminders  # noqa: E402, F401 - the reminders tables, in this metadata
 from bot.db.models_memory import Memory, MemoryOptIn, ServerFact  # noqa: E402,F401 - memory's tables, in the metadata

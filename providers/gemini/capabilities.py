@@ -15,6 +15,8 @@ document understanding) and the google-genai SDK's own types, checked 2026-12:
   next to function declarations is a 400 there); Gemini 3 and later take `googleSearch`
   next to function declarations. Gemma has none.
 - Documents: every Gemini model reads a PDF inline; Gemma reads its text.
+- Audio: the audio guide lists the inline types WAV, MP3, AIFF, AAC, OGG and FLAC
+  (`audio/ogg`: a Discord voice message, Ogg Opus, goes as it is); Gemma hears none.
 - A cut answer: the contents end with the model's turn and Gemini continues it.
 
 A name without a version (an alias such as `gemini-flash-latest`) is read as the newest
@@ -34,6 +36,7 @@ FIRST_LEVEL_VERSION = (3, 0)
 PRO_LEVELS = ("low", "high")
 FLASH_LEVELS = ("minimal", "low", "medium", "high")
 LEVELS = ("low", "medium", "high")
+AUDIO_TYPES = frozenset({"audio/wav", "audio/mp3", "audio/aiff", "audio/aac", "audio/ogg", "audio/flac"})
 
 
 def gemini_version(model: str) -> tuple[int, int] | None:
@@ -74,6 +77,7 @@ def capabilities(provider: Provider, model: str, hints: RouteHints) -> ModelCapa
         web_search=search,
         search_with_functions=version is None or version >= FIRST_LEVEL_VERSION,
         documents="text" if gemma else "file",
+        audio=frozenset() if gemma else AUDIO_TYPES,
         continuation="prefill",
         reasoning=_reasoning(name, version),
     )

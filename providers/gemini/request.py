@@ -44,6 +44,7 @@ from providers.effort import effort_for_budget
 from providers.model_capabilities import ModelCapabilities, Reasoning
 from providers.speaker import with_speaker
 from providers.types import (
+    AudioPart,
     ChatRequest,
     ContentPart,
     DocumentPart,
@@ -110,7 +111,7 @@ def _user_part(part: ContentPart, documents: bool) -> dict[str, Any] | None:
     REST shape's camelCase `inlineData`; any other document as its extracted text, and
     nothing (None) when it has none: the bot's note already says so, and an empty text
     part is refused."""
-    if isinstance(part, ImagePart):
+    if isinstance(part, ImagePart | AudioPart):  # audio: only for a model that hears it (for_attempt)
         return {"inlineData": {"mimeType": part.media_type, "data": part.base64()}}
     if isinstance(part, DocumentPart):
         if documents and part.media_type in INLINE_DOCUMENT_TYPES:

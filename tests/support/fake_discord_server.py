@@ -185,6 +185,9 @@ class UserFile:
     content_type: str | None = None
     size: int | None = None
     served: bool = True  # False: its URL answers 404, as for a file deleted meanwhile
+    # A voice message's recording: its length and its base64 waveform, as Discord states them.
+    duration_secs: float | None = None
+    waveform: str | None = None
 
 
 @dataclass
@@ -483,12 +486,13 @@ class FakeDiscord(FakeThreads, FakeShards):
     async def send_user_message(self, content: str, *, author: dict[str, Any] | None = None,
                                 channel_id: str | None = None, dm: bool = False,
                                 mention_bot: bool = False, reply_to: str | None = None,
-                                files: tuple[UserFile, ...] | list[UserFile] = ()) -> StoredMessage:
-        """A member posts a message (MESSAGE_CREATE), with `files` attached; returns it as stored."""
+                                files: tuple[UserFile, ...] | list[UserFile] = (), flags: int = 0) -> StoredMessage:
+        """A member posts a message (MESSAGE_CREATE), with `files` attached and Discord's message
+        `flags` (1 << 13: a voice message); returns it as stored."""
         author = author or self.member_user
         cid = channel_id or (self.dm_channel_id if dm else self.channel_id)
         stored = StoredMessage(id=snowflake(), channel_id=cid, author=author, content=content,
-                               history=[content], attachments=[self._user_attachment(f) for f in files])
+                               history=[content], attachments=[self._user_attachment(f) for f in files], flags=flags)
         if reply_to is not None:
             stored.message_reference = {"message_id": reply_to, "channel_id": cid}
         self.messages[stored.id] = stored
@@ -512,6 +516,10 @@ class FakeDiscord(FakeThreads, FakeShards):
                       "size": len(file.data) if file.size is None else file.size}
         if file.content_type is not None:
             attachment["content_type"] = file.content_type
+        if file.duration_secs is not None:
+            attachment["duration_secs"] = file.duration_secs
+        if file.waveform is not None:
+            attachment["waveform"] = file.waveform
         return attachment
 
     async def _attachment(self, request: web.Request) -> web.Response:

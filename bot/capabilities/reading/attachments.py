@@ -1,9 +1,10 @@
 """Files a member shows the bot: the attachments of the question and of the messages it
 replies to, downloaded and turned into content parts of the question's user turn.
 
-Images become image parts, text files fenced blocks named by the file, Word and Excel
-files fenced blocks of their text (read off the event loop in `bot.capabilities.reading.documents`,
-counted as text files) and PDFs document parts (read off the loop, each family sends
+Images become image parts, a voice message an audio part (held to its size and checked to
+be Ogg here; heard or transcribed per model by `bot.capabilities.voice`), text files
+fenced blocks named by the file, Word and Excel files fenced blocks of their text (read
+off the event loop in `bot.capabilities.reading.documents`, counted as text files) and PDFs document parts (read off the loop, each family sends
 them in its own form, a text-only model gets their text); everything
 else, and whatever is too large, broken or over the limits, is left out with a note:
 one line per file for the member (so they know what the model did not see) and a text
@@ -46,11 +47,12 @@ from bot.capabilities.reading.office_files import (
     MAX_UNPACKED_BYTES,
 )
 from bot.capabilities.reading.pdf_files import MAX_PDF_BYTES, MAX_PDF_PAGES, MAX_PDF_TEXT_BYTES
+from bot.capabilities.voice.audio import MAX_VOICE_BYTES, VOICE_MEDIA_TYPE, is_ogg
 from bot.edge.embeds import locale_for_message
 from bot.edge.sink import DiscordMessageSink
 from bot.readers.pool import configured
 from providers.i18n import t
-from providers.types import ContentPart, Message, TextPart
+from providers.types import AudioPart, ContentPart, Message, TextPart
 from stream.sink import SinkError
 
 log = logging.getLogger(__name__)
@@ -68,7 +70,7 @@ Reason = Literal["image_too_large", "text_too_large", "unreadable", "not_text", 
                  "document_encrypted", "document_unreadable", "document_timeout", "document_busy",
                  "document_memory", "document_too_complex", "document_no_text", "document_cut",
                  "sheet_cut", "pdf_too_large", "pdf_too_many_pages", "pdf_encrypted", "pdf_unreadable",
-                 "too_many_pdfs", "pdf_no_text", "pdf_text_cut"]
+                 "too_many_pdfs", "pdf_no_text", "pdf_text_cut", "voice_too_large", "not_audio"]
 # Why a file was left out: the member's note (catalog key) and the model's words.
 NOTE_KEYS: dict[str, str] = {
     "image_too_large": "chat.attachment.image_too_large",
@@ -96,6 +98,8 @@ NOTE_KEYS: dict[str, str] = {
     "too_many_pdfs": "chat.attachment.too_many_pdfs",
     "pdf_no_text": "chat.attachment.pdf_no_text",
     "pdf_text_cut": "chat.attachment.pdf_text_cut",
+    "voice_too_large": "chat.voice.too_large",
+    "not_audio": "chat.voice.not_audio",
 }
 MODEL_WORDS: dict[str, str] = {
     "image_too_large": "the image is too large", "text_too_large": "the file is too large",
@@ -111,6 +115,7 @@ MODEL_WORDS: dict[str, str] = {
     "pdf_too_large": "the PDF is too large", "pdf_too_many_pages": "the PDF has too many pages",
     "pdf_encrypted": "the PDF is password-protected", "pdf_unreadable": "the PDF could not be read",
     "too_many_pdfs": "too many PDFs were attached",
+    "voice_too_large": "the voice message is too large", "not_audio": "the voice message is not audio",
 }
 # Reasons that only tell the member: the model has the file (what was cut is marked in it).
 NOTE_ONLY = frozenset({"document_cut", "sheet_cut", "pdf_no_text", "pdf_text_cut"})
@@ -225,6 +230,21 @@ async def _add_pdf(gathered: Gathered, attachment: discord.Attachment, label: st
     return True
 
 
+async def _add_voice(gathered: Gathered, attachment: discord.Attachment, label: str) -> None:
+    """A voice message as an audio part (`bot.capabilities.voice` decides, per model, whether
+    it is heard or transcribed); too large or not an Ogg stream: refused."""
+    if attachment.size > MAX_VOICE_BYTES:
+        gathered.refuse(attachment.filename, "voice_too_large")
+        return
+    data = await gathered.reads.once(attachment.id, attachment.read)
+    if not is_ogg(data):
+        gathered.refuse(attachment.filename, "not_audio")
+        return
+    gathered.parts += [TextPart(f"{label} voice message:"),
+                       AudioPart(VOICE_MEDIA_TYPE, data, attachment.filename, attachment.duration or 0.0,
+                                 attachment.id)]
+
+
 async def _add_file(gathered: Gathered, attachment: discord.Attachment, label: str,
                     taken: dict[str, int]) -> None:
     """One attachment, within the message's and the question's limits."""
@@ -262,6 +282,9 @@ async def gather_message(gathered: Gathered, message: discord.Message, label: st
     taken = {"image": 0, "text": 0, "pdf": 0}
     for attachment in message.attachments:
         try:
+            if message.flags.voice and attachment.is_voice_message():
+                await _add_voice(gathered, attachment, label)
+                continue
             await _add_file(gathered, attachment, label, taken)
         except (discord.HTTPException, aiohttp.ClientError, TimeoutError):
             gathered.refuse(attachment.filename, "download_failed")
@@ -275,6 +298,7 @@ DOCUMENT_BOUNDS = {
     "sheets": MAX_SHEETS, "rows": MAX_ROWS, "columns": MAX_COLUMNS,
     "pdf_megabytes": MAX_PDF_BYTES // (1024 * 1024), "pages": MAX_PDF_PAGES,
     "pdf_kilobytes": MAX_PDF_TEXT_BYTES // 1024, "pdfs": MAX_PDFS_PER_REQUEST,
+    "voice_megabytes": MAX_VOICE_BYTES // (1024 * 1024),
 }
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass, field
 
+import discord
+
 from bot.capabilities.reading.attachments import Gathered, gather_message, notes_text
 from providers.types import DocumentPart, TextPart
 from tests.capabilities.reading.attachments.document_fixtures import encrypted, pdf_bytes
@@ -34,6 +36,7 @@ class FakeAttachment:
 @dataclass
 class FakeMessage:
     attachments: list[FakeAttachment] = field(default_factory=list)
+    flags: discord.MessageFlags = field(default_factory=discord.MessageFlags)  # not a voice message
 
 
 async def test_pdfs_become_document_parts_two_a_question() -> None:
