@@ -28,6 +28,7 @@ from bot.capabilities.answer_controls.capability import AnswerRecords
 from bot.capabilities.answer_controls.commands import ControlsCog
 from bot.capabilities.catchup.capability import CatchUp
 from bot.capabilities.catchup.commands import CatchUpCog
+from bot.capabilities.images.capability import ImageDrawing
 from bot.capabilities.listening.capability import ListenGaps
 from bot.capabilities.memory.capability import Remembering
 from bot.capabilities.reading.capability import LinkReading
@@ -56,7 +57,7 @@ class ChatCog(commands.Cog):
         search_tools = default_registry(search_tool(self.search)) if self.search is not None else None
         self.services = Services.of(bot, ChannelBudgets(), default_registry(), search_tools)
         self.answering = Answering(self.services, (LinkReading(), WebSearch(), AnswerRecords(), ListenGaps(),
-                                                    Remembering(), Reminders(), CatchUp()))
+                                                    Remembering(), Reminders(), CatchUp(), ImageDrawing()))
         self.answers = self.services.answers
 
     async def cog_unload(self) -> None:

@@ -1,0 +1,20 @@
+"""The fake image provider, and the bot's settings naming it as the operator's image route."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.support.fake_image_provider import IMAGE_KEY, FakeImageProvider
+
+
+@pytest.fixture
+async def image_provider():
+    async with FakeImageProvider() as fake:
+        yield fake
+
+
+def image_route(fake: FakeImageProvider, **more: str) -> dict[str, str]:
+    """The operator's image route on the fake (a custom endpoint on loopback, which the
+    operator's own address may be)."""
+    return {"DEFAULT_IMAGE_PROVIDER": "custom", "DEFAULT_IMAGE_MODEL": "gpt-image-1",
+            "DEFAULT_IMAGE_BASE_URL": fake.base_url, "DEFAULT_IMAGE_API_KEYS": IMAGE_KEY, **more}
