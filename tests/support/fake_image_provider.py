@@ -8,7 +8,12 @@ the bearer key (401 `invalid_api_key`), the model, a prompt (at most 32000 chara
 models refuse ("Unknown parameter") and DALL·E takes (`url` or `b64_json`). A prompt
 holding one of `refused_words` is refused by the "safety system" as OpenAI does (400,
 code `moderation_blocked` for GPT Image, `content_policy_violation` for DALL·E). Each
-answer holds one PNG per `n` as `b64_json`. Every request is recorded in `requests`.
+answer holds one PNG per `n` as `b64_json`. Gemini's `POST /v1beta/models/{model}:generateContent`
+is answered as its image models do: the `x-goog-api-key` (a bad one is Gemini's 400
+"API key not valid"), `responseModalities` with IMAGE, a supported `imageConfig.aspectRatio`,
+the image as an `inlineData` part after a thought draft; a refused word is a 200 with
+`promptFeedback.blockReason`, "unsafe output" a candidate ending `IMAGE_SAFETY`.
+Every request is recorded in `requests`.
 """
 
 from __future__ import annotations
@@ -70,10 +75,16 @@ class FakeImageProvider:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/v1"
 
+    @property
+    def root_url(self) -> str:
+        """Where Gemini's SDK is pointed (it adds the API version itself)."""
+        return f"http://127.0.0.1:{self.port}"
+
     async def __aenter__(self) -> FakeImageProvider:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_post("/v1/images/generations", self._generations)
         app.router.add_post("/v1/images/edits", self._edits)
+        app.router.add_post("/v1beta/models/{call}", self._gemini)
         self._runner, self.port = await serve_on_loopback(app)
         return self
 
@@ -140,3 +151,55 @@ class FakeImageProvider:
         if gpt_image:
             body.update(output_format="png", size=fields.get("size", "1024x1024"), quality="medium")
         return web.Response(body=json.dumps(body).encode(), content_type="application/json")
+
+    async def _gemini(self, request: web.Request) -> web.Response:
+        """`models/{model}:generateContent` as Gemini's image models answer it."""
+        body = await request.json()
+        self.requests.append(Seen(request.path, dict(request.headers), body))
+        model, _, action = request.match_info["call"].partition(":")
+        if request.headers.get("x-goog-api-key") not in self.keys:
+            return gemini_error(400, "API key not valid. Please pass a valid API key.", "INVALID_ARGUMENT")
+        if self.status is not None:
+            return gemini_error(self.status, "scripted failure", "UNAVAILABLE")
+        if action != "generateContent" or "image" not in model:
+            return gemini_error(404, f"models/{model} is not found for API version v1beta, or is not "
+                                     "supported for generateContent.", "NOT_FOUND")
+        config = body.get("generationConfig") or {}
+        if "IMAGE" not in (config.get("responseModalities") or []):
+            return gemini_error(400, "Model only supports text and image output; ask for IMAGE.", "INVALID_ARGUMENT")
+        ratio = (config.get("imageConfig") or {}).get("aspectRatio", "1:1")
+        if ratio not in GEMINI_RATIOS:
+            return gemini_error(400, f"Unsupported aspect ratio: {ratio}", "INVALID_ARGUMENT")
+        parts = [part for content in body.get("contents", []) for part in content.get("parts", [])]
+        prompt = " ".join(part["text"] for part in parts if "text" in part)
+        if not prompt:
+            return gemini_error(400, "* GenerateContentRequest.contents: contents is not specified", "INVALID_ARGUMENT")
+        usage = {"promptTokenCount": 12, "candidatesTokenCount": 1290, "totalTokenCount": 1302}
+        if any(word in prompt.lower() for word in self.refused_words):
+            return gemini_json({"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}, "usageMetadata": usage,
+                                "modelVersion": model})
+        if "unsafe output" in prompt.lower():
+            return gemini_json({"candidates": [{"finishReason": "IMAGE_SAFETY", "index": 0}],
+                                "usageMetadata": usage, "modelVersion": model})
+        image = base64.b64encode(self.image).decode()
+        answer = [{"text": "Here is the image.", "thought": True},
+                  {"inlineData": {"mimeType": "image/png", "data": base64.b64encode(png((0, 0, 0))).decode()},
+                   "thought": True},
+                  {"text": "Here is the image."}, {"inlineData": {"mimeType": "image/png", "data": image}}]
+        return gemini_json({"candidates": [{"content": {"role": "model", "parts": answer}, "finishReason": "STOP",
+                                            "index": 0}], "usageMetadata": usage, "modelVersion": model})
+
+
+GEMINI_RATIOS = {"1:1", "2:3", "3:2", "3:4", "4:3", "4:5", "5:4", "9:16", "16:9", "21:9"}
+
+
+def gemini_json(body: dict[str, Any]) -> web.Response:
+    return web.Response(body=json.dumps(body).encode(), content_type="application/json")
+
+
+def gemini_error(status: int, message: str, state: str) -> web.Response:
+    return gemini_json_status(status, {"error": {"code": status, "message": message, "status": state}})
+
+
+def gemini_json_status(status: int, body: dict[str, Any]) -> web.Response:
+    return web.Response(status=status, body=json.dumps(body).encode(), content_type="application/json")

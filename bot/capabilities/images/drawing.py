@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import logging
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from bot.capabilities.images.environment import ImageEnvironment
 from providers.endpoint_check import EndpointPolicy
@@ -27,6 +28,11 @@ FAILURE_LINES = {
     "refused": "chat.images.failed_refused",
 }
 SOURCE_TYPES = {"image/png": "png", "image/jpeg": "jpg", "image/webp": "webp"}
+
+
+class ImageRoute(Protocol):
+    async def draw(self, ask: ImageAsk) -> DrawnImage:
+        """The image, or ImageRefused / ImageFailed."""
 
 
 def prompt_refusal(prompt: str) -> tuple[str, dict[str, int]] | None:
@@ -67,13 +73,20 @@ class Painter:
             return None
         return cls(settings)
 
-    async def draw(self, ask: ImageAsk) -> Drawing:
-        """Draw `ask` with the next key; a refusal or failure is the member's line."""
-        # The SDK is imported at the first image, not at start-up (tests/test_idle_imports.py).
+    def _route(self, key: str) -> ImageRoute:
+        """The provider's route with `key`. The SDKs are imported at the first image, not
+        at start-up (tests/test_idle_imports.py)."""
+        if self.provider is Provider.GOOGLE:
+            from providers.images.gemini_images import GeminiImages
+
+            return GeminiImages(model=self.model, api_key=key, base_url=self.base_url)
         from providers.images.openai_images import OpenAIImages
 
-        route = OpenAIImages(self.provider, model=self.model, api_key=next(self._keys), base_url=self.base_url,
-                             policy=self._policy)
+        return OpenAIImages(self.provider, model=self.model, api_key=key, base_url=self.base_url, policy=self._policy)
+
+    async def draw(self, ask: ImageAsk) -> Drawing:
+        """Draw `ask` with the next key; a refusal or failure is the member's line."""
+        route = self._route(next(self._keys))
         try:
             return Drawing(image=await route.draw(ask))
         except ImageRefused as refused:

@@ -18,3 +18,9 @@ def image_route(fake: FakeImageProvider, **more: str) -> dict[str, str]:
     operator's own address may be)."""
     return {"DEFAULT_IMAGE_PROVIDER": "custom", "DEFAULT_IMAGE_MODEL": "gpt-image-1",
             "DEFAULT_IMAGE_BASE_URL": fake.base_url, "DEFAULT_IMAGE_API_KEYS": IMAGE_KEY, **more}
+
+
+def gemini_route(fake: FakeImageProvider, **more: str) -> dict[str, str]:
+    """The operator's image route on a Gemini image model, the fake standing for Google."""
+    return {"DEFAULT_IMAGE_PROVIDER": "google", "DEFAULT_IMAGE_MODEL": "gemini-2.5-flash-image",
+            "DEFAULT_IMAGE_BASE_URL": fake.root_url, "DEFAULT_IMAGE_API_KEYS": IMAGE_KEY, **more}

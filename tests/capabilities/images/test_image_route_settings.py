@@ -17,6 +17,8 @@ from tests.setup.test_startup_failures import fernet_key, free_port, operator_li
     ({"DEFAULT_IMAGE_MODEL": "gpt-image-1"}, "DEFAULT_IMAGE_PROVIDER"),
     ({"DEFAULT_IMAGE_PROVIDER": "openai", "DEFAULT_IMAGE_API_KEYS": "sk-x"}, "DEFAULT_IMAGE_MODEL"),
     ({"DEFAULT_IMAGE_PROVIDER": "custom", "DEFAULT_IMAGE_MODEL": "local"}, "DEFAULT_IMAGE_BASE_URL"),
+    ({"DEFAULT_IMAGE_PROVIDER": "google", "DEFAULT_IMAGE_MODEL": "gemini-2.5-flash-image"},
+     "DEFAULT_IMAGE_API_KEYS"),
     ({"DEFAULT_IMAGE_PROVIDER": "midjourney"}, "DEFAULT_IMAGE_PROVIDER"),
 ])
 def test_a_partly_set_image_route_stops_start_up_in_one_line(tmp_path: Path, env: dict[str, str],

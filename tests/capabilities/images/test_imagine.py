@@ -10,7 +10,7 @@ from typing import Any
 from sqlalchemy import select
 
 from bot.db.models_images import ImageDay
-from tests.capabilities.images.conftest import image_route
+from tests.capabilities.images.conftest import gemini_route, image_route
 from tests.support.drive_commands import command, opt
 from tests.support.drive_discord_client import running_bot
 from tests.support.fake_discord_server import FakeDiscord, UserFile
@@ -55,6 +55,23 @@ async def test_the_image_is_posted_here_with_its_prompt_line(
     assert seen.fields == {"model": "gpt-image-1", "prompt": "a red fox in *snow* @everyone", "n": 1,
                            "size": "1536x1024"}
     assert (day.user_id, day.images) == (int(fake.member_user["id"]), 1)
+
+
+async def test_a_gemini_route_draws_through_generate_content(
+        fake_discord: FakeDiscord, bot_factory, image_provider: FakeImageProvider) -> None:
+    fake = fake_discord
+    bot = bot_factory(**gemini_route(image_provider))
+    async with running_bot(fake, bot) as run:
+        await imagine(run, fake, "a paper crane", opt("size", "1024x1536"))
+        await imagine(run, fake, "an unsafe output")
+        await finished(run, fake, 2)
+    [image] = posted(fake)
+    assert (image.files, image.content) == ({"image.png": image_provider.image}, "-# prompt: a paper crane")
+    assert [m.content for m in fake.bot_messages(ephemeral=True)] == [
+        "Done: the image is posted in this channel.",
+        "The image model's safety system declined this prompt; nothing was drawn. Try describing it differently."]
+    assert image_provider.requests[0].path == "/v1beta/models/gemini-2.5-flash-image:generateContent"
+    assert image_provider.requests[0].fields["generationConfig"]["imageConfig"] == {"aspectRatio": "2:3"}
 
 
 async def test_an_attached_image_is_changed_through_edits(
