@@ -4,6 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# The bot's sizes as the aspect ratios Gemini (and OpenRouter's `image_config`) take.
+ASPECT_RATIOS = {"1024x1024": "1:1", "1536x1024": "3:2", "1024x1536": "2:3"}
+# Gemini's safety endings (`finishReason`, OpenRouter's `native_finish_reason`) and block reasons.
+SAFETY_ENDINGS = frozenset({"SAFETY", "IMAGE_SAFETY", "PROHIBITED_CONTENT", "IMAGE_PROHIBITED_CONTENT",
+                            "BLOCKLIST", "SPII", "RECITATION", "IMAGE_RECITATION"})
+
 
 @dataclass(frozen=True)
 class ImageAsk:

@@ -19,12 +19,16 @@ from google.genai import errors as genai_errors
 from google.genai import types as genai_types
 
 from providers.gemini.adapter import API_VERSION, SharedGeminiTransport
-from providers.images.ask import DrawnImage, ImageAsk, ImageFailed, ImageRefused
+from providers.images.ask import (
+    ASPECT_RATIOS,
+    SAFETY_ENDINGS,
+    DrawnImage,
+    ImageAsk,
+    ImageFailed,
+    ImageRefused,
+)
 from providers.safe_transport import RequestRefused
 
-ASPECT_RATIOS = {"1024x1024": "1:1", "1536x1024": "3:2", "1024x1536": "2:3"}
-SAFETY_ENDINGS = frozenset({"SAFETY", "IMAGE_SAFETY", "PROHIBITED_CONTENT", "IMAGE_PROHIBITED_CONTENT",
-                            "BLOCKLIST", "SPII", "RECITATION", "IMAGE_RECITATION"})
 DRAW_TIMEOUT_MS = 180_000
 KINDS = {401: "key", 403: "key", 404: "model", 429: "busy"}
 

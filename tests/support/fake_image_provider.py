@@ -12,7 +12,10 @@ answer holds one PNG per `n` as `b64_json`. Gemini's `POST /v1beta/models/{model
 is answered as its image models do: the `x-goog-api-key` (a bad one is Gemini's 400
 "API key not valid"), `responseModalities` with IMAGE, a supported `imageConfig.aspectRatio`,
 the image as an `inlineData` part after a thought draft; a refused word is a 200 with
-`promptFeedback.blockReason`, "unsafe output" a candidate ending `IMAGE_SAFETY`.
+`promptFeedback.blockReason`, "unsafe output" a candidate ending `IMAGE_SAFETY`. OpenRouter's
+`POST /api/v1/chat/completions` with `modalities` answers the image as a data URL in the
+message's `images`; its moderation refuses a refused word with a 403 naming the flag, and
+"unsafe output" ends the choice with `content_filter` (native `IMAGE_SAFETY`).
 Every request is recorded in `requests`.
 """
 
@@ -76,6 +79,10 @@ class FakeImageProvider:
         return f"http://127.0.0.1:{self.port}/v1"
 
     @property
+    def openrouter_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api/v1"
+
+    @property
     def root_url(self) -> str:
         """Where Gemini's SDK is pointed (it adds the API version itself)."""
         return f"http://127.0.0.1:{self.port}"
@@ -85,6 +92,7 @@ class FakeImageProvider:
         app.router.add_post("/v1/images/generations", self._generations)
         app.router.add_post("/v1/images/edits", self._edits)
         app.router.add_post("/v1beta/models/{call}", self._gemini)
+        app.router.add_post("/api/v1/chat/completions", self._openrouter)
         self._runner, self.port = await serve_on_loopback(app)
         return self
 
@@ -188,6 +196,41 @@ class FakeImageProvider:
                   {"text": "Here is the image."}, {"inlineData": {"mimeType": "image/png", "data": image}}]
         return gemini_json({"candidates": [{"content": {"role": "model", "parts": answer}, "finishReason": "STOP",
                                             "index": 0}], "usageMetadata": usage, "modelVersion": model})
+
+    async def _openrouter(self, request: web.Request) -> web.Response:
+        """OpenRouter's chat completions for an image-output model, `modalities` asking for images."""
+        body = await request.json()
+        self.requests.append(Seen(request.path, dict(request.headers), body))
+        if request.headers.get("Authorization", "").removeprefix("Bearer ") not in self.keys:
+            return gemini_json_status(401, {"error": {"code": 401, "message": "No auth credentials found"}})
+        if self.status is not None:
+            return gemini_json_status(self.status, {"error": {"code": self.status, "message": "scripted failure"}})
+        modalities = body.get("modalities") or []
+        if "image" not in modalities or not set(modalities) <= {"image", "text"}:
+            return gemini_json_status(400, {"error": {"code": 400, "message": "modalities must include image"}})
+        ratio = (body.get("image_config") or {}).get("aspect_ratio", "1:1")
+        if ratio not in GEMINI_RATIOS:
+            return gemini_json_status(400, {"error": {"code": 400, "message": f"invalid aspect_ratio {ratio}"}})
+        [message] = body.get("messages") or [{}]
+        content = message.get("content")
+        prompt = content if isinstance(content, str) else " ".join(
+            part.get("text", "") for part in content or [] if part.get("type") == "text")
+        if any(word in prompt.lower() for word in self.refused_words):
+            return gemini_json_status(403, {"error": {"code": 403, "message": f"{body['model']} requires moderation "
+                                                      "on OpenRouter. Your input was flagged for \"violence\"",
+                                                      "metadata": {"reasons": ["violence"], "flagged_input": prompt[:20],
+                                                                   "provider_name": "Google", "model_slug": body["model"]}}})
+        choice: dict[str, Any] = {"index": 0, "finish_reason": "stop", "native_finish_reason": "STOP",
+                                  "logprobs": None,
+                                  "message": {"role": "assistant", "content": "Here is the image.", "refusal": None,
+                                              "images": [{"type": "image_url", "index": 0, "image_url": {
+                                                  "url": "data:image/png;base64," + base64.b64encode(self.image).decode()}}]}}
+        if "unsafe output" in prompt.lower():
+            choice.update(finish_reason="content_filter", native_finish_reason="IMAGE_SAFETY",
+                          message={"role": "assistant", "content": "", "refusal": None})
+        return gemini_json({"id": "gen-1", "provider": "Google", "model": body["model"], "object": "chat.completion",
+                            "created": int(time.time()), "choices": [choice],
+                            "usage": {"prompt_tokens": 9, "completion_tokens": 1290, "total_tokens": 1299}})
 
 
 GEMINI_RATIOS = {"1:1", "2:3", "3:2", "3:4", "4:3", "4:5", "5:4", "9:16", "16:9", "21:9"}

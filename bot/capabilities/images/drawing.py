@@ -80,6 +80,10 @@ class Painter:
             from providers.images.gemini_images import GeminiImages
 
             return GeminiImages(model=self.model, api_key=key, base_url=self.base_url)
+        if self.provider is Provider.OPENROUTER:
+            from providers.images.openrouter_images import OpenRouterImages
+
+            return OpenRouterImages(model=self.model, api_key=key, base_url=self.base_url)
         from providers.images.openai_images import OpenAIImages
 
         return OpenAIImages(self.provider, model=self.model, api_key=key, base_url=self.base_url, policy=self._policy)

@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import NoDecode
 
-IMAGE_PROVIDERS = ("openai", "custom", "google")  # the routes providers/images/ speaks so far
+IMAGE_PROVIDERS = ("openai", "custom", "google", "openrouter")  # the routes providers/images/ speaks so far
 
 
 class ImageEnvironment(BaseModel):

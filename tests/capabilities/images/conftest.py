@@ -24,3 +24,9 @@ def gemini_route(fake: FakeImageProvider, **more: str) -> dict[str, str]:
     """The operator's image route on a Gemini image model, the fake standing for Google."""
     return {"DEFAULT_IMAGE_PROVIDER": "google", "DEFAULT_IMAGE_MODEL": "gemini-2.5-flash-image",
             "DEFAULT_IMAGE_BASE_URL": fake.root_url, "DEFAULT_IMAGE_API_KEYS": IMAGE_KEY, **more}
+
+
+def openrouter_route(fake: FakeImageProvider, **more: str) -> dict[str, str]:
+    """The operator's image route on an OpenRouter image-output model, the fake standing for it."""
+    return {"DEFAULT_IMAGE_PROVIDER": "openrouter", "DEFAULT_IMAGE_MODEL": "google/gemini-2.5-flash-image",
+            "DEFAULT_IMAGE_BASE_URL": fake.openrouter_url, "DEFAULT_IMAGE_API_KEYS": IMAGE_KEY, **more}

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from sqlalchemy import select
 
 from bot.db.models_images import ImageDay
-from tests.capabilities.images.conftest import gemini_route, image_route
+from tests.capabilities.images.conftest import gemini_route, image_route, openrouter_route
 from tests.support.drive_commands import command, opt
 from tests.support.drive_discord_client import running_bot
 from tests.support.fake_discord_server import FakeDiscord, UserFile
@@ -57,10 +58,13 @@ async def test_the_image_is_posted_here_with_its_prompt_line(
     assert (day.user_id, day.images) == (int(fake.member_user["id"]), 1)
 
 
-async def test_a_gemini_route_draws_through_generate_content(
-        fake_discord: FakeDiscord, bot_factory, image_provider: FakeImageProvider) -> None:
+@pytest.mark.parametrize(("route", "path"), [
+    (gemini_route, "/v1beta/models/gemini-2.5-flash-image:generateContent"),
+    (openrouter_route, "/api/v1/chat/completions")])
+async def test_gemini_and_openrouter_routes_draw_and_refuse_as_a_note(
+        fake_discord: FakeDiscord, bot_factory, image_provider: FakeImageProvider, route, path: str) -> None:
     fake = fake_discord
-    bot = bot_factory(**gemini_route(image_provider))
+    bot = bot_factory(**route(image_provider))
     async with running_bot(fake, bot) as run:
         await imagine(run, fake, "a paper crane", opt("size", "1024x1536"))
         await imagine(run, fake, "an unsafe output")
@@ -70,8 +74,7 @@ async def test_a_gemini_route_draws_through_generate_content(
     assert [m.content for m in fake.bot_messages(ephemeral=True)] == [
         "Done: the image is posted in this channel.",
         "The image model's safety system declined this prompt; nothing was drawn. Try describing it differently."]
-    assert image_provider.requests[0].path == "/v1beta/models/gemini-2.5-flash-image:generateContent"
-    assert image_provider.requests[0].fields["generationConfig"]["imageConfig"] == {"aspectRatio": "2:3"}
+    assert [seen.path for seen in image_provider.requests] == [path, path]
 
 
 async def test_an_attached_image_is_changed_through_edits(
