@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from bot.capabilities.images.posting import file_name, prompt_line
 from bot.capabilities.images.service import Images
+from bot.capabilities.images.settings import server_images
 from bot.capabilities.images.tool import Drawn, draw_image_tool_for
 from bot.edge.sink import DiscordMessageSink
 from bot.question.seams import AnswerPart, Joining
@@ -22,7 +23,7 @@ log = logging.getLogger(__name__)
 
 class ImageDrawing:
     """Joins every answer while the operator's image route exists (read once, at the
-    first answer, from the bot's settings)."""
+    first answer, from the bot's settings), where the server did not turn images off."""
 
     def __init__(self) -> None:
         self._images: Images | None = None
@@ -32,7 +33,11 @@ class ImageDrawing:
         if not self._read:
             services = joining.services
             self._images, self._read = Images.of(services.settings, services.sessions), True
-        return None if self._images is None else DrawingPart(joining, self._images)
+        server = joining.question.config.server
+        allowed, server_limit = server_images(server.settings.by_capability["images"] if server else None)
+        if self._images is None or not allowed:
+            return None
+        return DrawingPart(joining, self._images, server_limit)
 
 
 @dataclass
@@ -41,10 +46,11 @@ class DrawingPart(AnswerPart):
 
     joining: Joining
     images: Images
+    server_limit: int | None
     drawn: Drawn = field(default_factory=Drawn)
 
     def tools(self, loop: ToolLoop) -> ToolLoop:
-        tool = draw_image_tool_for(self.images, self.joining.question.asker.id, self.drawn)
+        tool = draw_image_tool_for(self.images, self.joining.question.asker.id, self.drawn, self.server_limit)
         return dataclasses.replace(loop, registry=loop.registry.adding(tool))
 
     async def after(self, ending: TurnEnding) -> None:

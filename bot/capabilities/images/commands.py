@@ -26,9 +26,10 @@ from bot.capabilities.images.drawing import (
 )
 from bot.capabilities.images.posting import file_name, prompt_line
 from bot.capabilities.images.service import Images
+from bot.capabilities.images.settings import server_images
 from bot.cogs.base import reply, text
 from bot.edge.translator import localized, lstr
-from bot.load.config_cache import read_config
+from bot.load.config_cache import ConfigSnapshot, read_config
 from bot.question.admission import REFUSAL_KEYS, MessageFacts, decide
 from providers.images import ImageAsk
 
@@ -75,7 +76,10 @@ class ImagesCog(commands.Cog):
     async def imagine(self, interaction: discord.Interaction, prompt: str, size: str = DEFAULT_SIZE,
                       image: discord.Attachment | None = None) -> None:
         """Draw `prompt` (changing `image` when given) and post it here."""
-        refusal = await self._refusal(interaction, prompt, size, image)
+        config = await read_config(getattr(self.bot, "config", None), interaction.guild_id, interaction.user.id)
+        values = config.server.settings.by_capability["images"] if config.server is not None else None
+        allowed, server_limit = server_images(values)
+        refusal = await self._refusal(interaction, config, allowed, prompt, size, image)
         if refusal is not None:
             key, params = refusal
             await reply(interaction, key, **params)
@@ -86,7 +90,7 @@ class ImagesCog(commands.Cog):
             source = await image.read() if image is not None else None
             ask = ImageAsk(prompt, size, source, image.filename if image else "image.png",
                            image.content_type.split(";")[0] if image and image.content_type else "image/png")
-            drawing = await self.images.draw_for(interaction.user.id, ask)
+            drawing = await self.images.draw_for(interaction.user.id, ask, server_limit)
             if drawing.image is None:
                 await interaction.edit_original_response(content=text(interaction, drawing.line or "", **drawing.params))
                 return
@@ -98,17 +102,18 @@ class ImagesCog(commands.Cog):
             log.warning("an image could not be posted", exc_info=True)
             await interaction.edit_original_response(content=text(interaction, "commands.imagine.not_posted"))
 
-    async def _refusal(self, interaction: discord.Interaction, prompt: str, size: str,
-                       image: discord.Attachment | None) -> tuple[str, dict[str, int]] | None:
+    async def _refusal(self, interaction: discord.Interaction, config: ConfigSnapshot, allowed: bool, prompt: str,
+                       size: str, image: discord.Attachment | None) -> tuple[str, dict[str, int]] | None:
         """The line refusing this /imagine, or None when it may draw."""
         if self.images is None:
             return "commands.imagine.no_route", {}
-        config = await read_config(getattr(self.bot, "config", None), interaction.guild_id, interaction.user.id)
         server = config.server
         decision = decide(facts_of(interaction), server.controls if server is not None else None,
                           allow_dms=self.bot.settings.ALLOW_DMS)
         if decision.action != "answer":
             return (REFUSAL_KEYS[decision.reason] if decision.reason else "commands.imagine.not_here"), {}
+        if not allowed:
+            return "commands.imagine.off", {}
         if not may_post_files(interaction):
             return "commands.imagine.cannot_post", {}
         if size not in SIZES:

@@ -30,15 +30,22 @@ class Images:
         painter = Painter.of(settings)
         return None if painter is None else cls(painter, sessions, settings.IMAGES_PER_DAY)
 
-    async def draw_for(self, member_id: int, ask: ImageAsk) -> Drawing:
+    def limit(self, server_limit: int | None) -> int | None:
+        """The member's daily bound: the operator's and the server's, the lower (None: none)."""
+        bounds = [bound for bound in (self.per_day, server_limit) if bound]
+        return min(bounds) if bounds else None
+
+    async def draw_for(self, member_id: int, ask: ImageAsk, server_limit: int | None = None) -> Drawing:
         """`ask` drawn for `member_id`, or the line saying why not (their day is full, a
-        safety refusal, a failure)."""
+        safety refusal, a failure). The day counts their images everywhere; a server's
+        bound (`server_limit`) applies to that count where it is lower."""
         day = datetime.now(UTC).date()
+        limit = self.limit(server_limit)
         if self.sessions is not None:
             async with self.sessions() as session, session.begin():
-                taken = await take_image(session, member_id, day, self.per_day or None)
+                taken = await take_image(session, member_id, day, limit)
             if not taken:
-                return Drawing(line="chat.images.limit", params={"limit": self.per_day})
+                return Drawing(line="chat.images.limit", params={"limit": limit or 0})
         drawing = await self.painter.draw(ask)
         if drawing.image is None and self.sessions is not None:
             async with self.sessions() as session, session.begin():

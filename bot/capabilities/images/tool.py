@@ -40,18 +40,19 @@ class Drawn:
 
 
 async def draw_image_tool(args: DrawImageArgs, _context: ToolContext, *, images: Images, asker_id: int,
-                          drawn: Drawn) -> str:
+                          drawn: Drawn, server_limit: int | None) -> str:
     """Draw it for the asker (kept in `drawn` for the answer), or raise the reason as ToolError."""
     if len(drawn.images) >= PER_ANSWER:
         raise ToolError(f"Only {PER_ANSWER} image can be drawn per answer; it is already posted.")
-    drawing = await images.draw_for(asker_id, ImageAsk(args.prompt, args.size))
+    drawing = await images.draw_for(asker_id, ImageAsk(args.prompt, args.size), server_limit)
     if drawing.image is None:
         raise ToolError(t(drawing.line or "chat.images.failed_failed", "en", **drawing.params))
     drawn.images.append((args.prompt, drawing.image))
     return "The image was drawn; it is posted under your answer with its prompt. Do not link or describe a file."
 
 
-def draw_image_tool_for(images: Images, asker_id: int, drawn: Drawn) -> Tool:
-    """The tool bound to one answer: its asker and what it drew."""
-    run = functools.partial(draw_image_tool, images=images, asker_id=asker_id, drawn=drawn)
+def draw_image_tool_for(images: Images, asker_id: int, drawn: Drawn, server_limit: int | None) -> Tool:
+    """The tool bound to one answer: its asker, what it drew, and the server's daily bound."""
+    run = functools.partial(draw_image_tool, images=images, asker_id=asker_id, drawn=drawn,
+                            server_limit=server_limit)
     return Tool(DRAW_IMAGE_TOOL, DRAW_IMAGE_DESCRIPTION, DrawImageArgs, run)
