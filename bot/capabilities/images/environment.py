@@ -14,15 +14,18 @@ IMAGE_PROVIDERS = ("openai", "custom", "google", "openrouter")  # the routes pro
 
 class ImageEnvironment(BaseModel):
     """`DEFAULT_IMAGE_*`: the route `/imagine` and the `draw_image` tool use (unset: no
-    images); `IMAGES_PER_DAY`: what one member may draw per UTC day on it."""
+    images); `IMAGES_PER_DAY`: what one member may draw per UTC day on it; `IMAGE_PRICE`:
+    what one image costs, shown with the member's images in `/personal usage`."""
 
     DEFAULT_IMAGE_PROVIDER: str | None = None
     DEFAULT_IMAGE_MODEL: str | None = None
     DEFAULT_IMAGE_BASE_URL: str | None = None
     DEFAULT_IMAGE_API_KEYS: Annotated[list[SecretStr], NoDecode] = Field(default_factory=list)
     IMAGES_PER_DAY: int = Field(default=10, ge=0, le=10_000)
+    IMAGE_PRICE: float | None = Field(default=None, ge=0, le=1000)  # USD per image, for usage
 
-    @field_validator("DEFAULT_IMAGE_PROVIDER", "DEFAULT_IMAGE_MODEL", "DEFAULT_IMAGE_BASE_URL", mode="before")
+    @field_validator("DEFAULT_IMAGE_PROVIDER", "DEFAULT_IMAGE_MODEL", "DEFAULT_IMAGE_BASE_URL", "IMAGE_PRICE",
+                     mode="before")
     @classmethod
     def _blank_image_route(cls, value: object) -> object:
         return (value.strip() or None) if isinstance(value, str) else value

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.db.models_images import ImageDay
@@ -35,4 +35,11 @@ async def give_back_image(session: AsyncSession, user_id: int, day: date) -> Non
 async def images_on(session: AsyncSession, user_id: int, day: date) -> int:
     """Images counted for the member on `day`."""
     count = await session.scalar(select(ImageDay.images).where(ImageDay.user_id == user_id, ImageDay.day == day))
+    return int(count or 0)
+
+
+async def images_since(session: AsyncSession, user_id: int, first_day: date) -> int:
+    """Images counted for the member from `first_day` on."""
+    count = await session.scalar(select(func.sum(ImageDay.images)).where(
+        ImageDay.user_id == user_id, ImageDay.day >= first_day))
     return int(count or 0)

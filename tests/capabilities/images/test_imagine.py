@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from bot.db.models_images import ImageDay
 from tests.capabilities.images.conftest import gemini_route, image_route, openrouter_route
-from tests.support.drive_commands import command, opt
+from tests.support.drive_commands import command, opt, sub
 from tests.support.drive_discord_client import running_bot
 from tests.support.fake_discord_server import FakeDiscord, UserFile
 from tests.support.fake_image_provider import FakeImageProvider, png
@@ -143,3 +143,18 @@ async def test_without_an_image_route_imagine_says_so(fake_discord: FakeDiscord,
     async with running_bot(fake, bot_factory()) as run:
         reply = await imagine(run, fake, "a cat")
     assert reply.content == "This bot has no image model: its operator has not set one up."
+
+
+async def test_personal_usage_counts_the_members_images_with_the_operators_price(
+        fake_discord: FakeDiscord, bot_factory, image_provider: FakeImageProvider) -> None:
+    fake = fake_discord
+    bot = bot_factory(**image_route(image_provider, IMAGE_PRICE="0.04"))
+    async with running_bot(fake, bot) as run:
+        before = await command(run, fake, "personal", sub("usage"), permissions=SEND)
+        await imagine(run, fake, "a fox")
+        await finished(run, fake)
+        await imagine(run, fake, "a forbidden fox")  # refused: not counted
+        await finished(run, fake, 2)
+        after = await command(run, fake, "personal", sub("usage"), permissions=SEND)
+    assert "Images drawn" not in before.content
+    assert after.content.endswith("\nImages drawn: 1 today, 1 in 30 days (about $0.04)")
