@@ -9,6 +9,7 @@ refusal (a note, not an error), or what failed. Every refusal is one ephemeral l
 
 from __future__ import annotations
 
+import contextlib
 import io
 import logging
 from typing import TYPE_CHECKING
@@ -84,23 +85,35 @@ class ImagesCog(commands.Cog):
             key, params = refusal
             await reply(interaction, key, **params)
             return
-        assert self.images is not None  # _refusal said so
         await interaction.response.send_message(text(interaction, "commands.imagine.working"), ephemeral=True)
         try:
-            source = await image.read() if image is not None else None
-            ask = ImageAsk(prompt, size, source, image.filename if image else "image.png",
-                           image.content_type.split(";")[0] if image and image.content_type else "image/png")
-            drawing = await self.images.draw_for(interaction.user.id, ask, server_limit)
-            if drawing.image is None:
-                await interaction.edit_original_response(content=text(interaction, drawing.line or "", **drawing.params))
-                return
-            await interaction.followup.send(prompt_line(prompt, interaction.locale),
-                                            file=discord.File(io.BytesIO(drawing.image.data), file_name(drawing.image)),
-                                            allowed_mentions=discord.AllowedMentions.none())
-            await interaction.edit_original_response(content=text(interaction, "commands.imagine.done"))
+            line = await self._drawn_and_posted(interaction, prompt, size, image, server_limit)
         except discord.HTTPException:
             log.warning("an image could not be posted", exc_info=True)
-            await interaction.edit_original_response(content=text(interaction, "commands.imagine.not_posted"))
+            line = text(interaction, "commands.imagine.not_posted")
+        except Exception:  # noqa: BLE001 - one failed drawing must not leave "Drawing…" forever
+            log.exception("/imagine failed")
+            line = text(interaction, "chat.images.failed_failed")
+        with contextlib.suppress(discord.HTTPException):  # an expired token leaves "Drawing…": harmless
+            await interaction.edit_original_response(content=line)
+
+    async def _drawn_and_posted(self, interaction: discord.Interaction, prompt: str, size: str,
+                                image: discord.Attachment | None, server_limit: int | None) -> str:
+        """Draw, post the image here with its prompt line; the ephemeral outcome line."""
+        assert self.images is not None  # _refusal said so
+        try:
+            source = await image.read() if image is not None else None
+        except discord.HTTPException:
+            return text(interaction, "commands.imagine.unreadable")
+        ask = ImageAsk(prompt, size, source, image.filename if image else "image.png",
+                       (image.content_type or "image/png").split(";")[0] if image else "image/png")
+        drawing = await self.images.draw_for(interaction.user.id, ask, server_limit)
+        if drawing.image is None:
+            return text(interaction, drawing.line or "chat.images.failed_failed", **drawing.params)
+        await interaction.followup.send(prompt_line(prompt, interaction.locale),
+                                        file=discord.File(io.BytesIO(drawing.image.data), file_name(drawing.image)),
+                                        allowed_mentions=discord.AllowedMentions.none())
+        return text(interaction, "commands.imagine.done")
 
     async def _refusal(self, interaction: discord.Interaction, config: ConfigSnapshot, allowed: bool, prompt: str,
                        size: str, image: discord.Attachment | None) -> tuple[str, dict[str, int]] | None:

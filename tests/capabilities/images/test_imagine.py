@@ -116,6 +116,21 @@ async def test_the_daily_limit_refuses_and_a_safety_refusal_is_a_note_that_costs
     assert len(image_provider.requests) == 2  # the limit refused before asking
 
 
+async def test_an_image_discord_no_longer_serves_is_one_line_and_draws_nothing(
+        fake_discord: FakeDiscord, bot_factory, image_provider: FakeImageProvider) -> None:
+    fake = fake_discord
+    gone = fake._user_attachment(UserFile("cat.png", png(), "image/png", served=False))
+    bot = bot_factory(**image_route(image_provider))
+    async with running_bot(fake, bot) as run:
+        await imagine(run, fake, "make it blue", {"type": 11, "name": "image", "value": gone["id"]},
+                      resolved={"attachments": {gone["id"]: gone}})
+        await finished(run, fake)
+    [line] = fake.bot_messages(ephemeral=True)
+    assert line.content == ("The image to change could not be downloaded from Discord; attach it again. "
+                            "Nothing was drawn.")
+    assert image_provider.requests == [] and posted(fake) == []
+
+
 async def test_each_refusal_is_one_line_and_draws_nothing(
         fake_discord: FakeDiscord, bot_factory, image_provider: FakeImageProvider) -> None:
     fake = fake_discord
