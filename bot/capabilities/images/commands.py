@@ -80,7 +80,7 @@ class ImagesCog(commands.Cog):
         config = await read_config(getattr(self.bot, "config", None), interaction.guild_id, interaction.user.id)
         values = config.server.settings.by_capability["images"] if config.server is not None else None
         allowed, server_limit = server_images(values)
-        refusal = await self._refusal(interaction, config, allowed, prompt, size, image)
+        refusal = self._refusal(interaction, config, allowed, prompt, size, image)
         if refusal is not None:
             key, params = refusal
             await reply(interaction, key, **params)
@@ -115,8 +115,8 @@ class ImagesCog(commands.Cog):
                                         allowed_mentions=discord.AllowedMentions.none())
         return text(interaction, "commands.imagine.done")
 
-    async def _refusal(self, interaction: discord.Interaction, config: ConfigSnapshot, allowed: bool, prompt: str,
-                       size: str, image: discord.Attachment | None) -> tuple[str, dict[str, int]] | None:
+    def _refusal(self, interaction: discord.Interaction, config: ConfigSnapshot, allowed: bool, prompt: str,
+                 size: str, image: discord.Attachment | None) -> tuple[str, dict[str, int]] | None:
         """The line refusing this /imagine, or None when it may draw."""
         if self.images is None:
             return "commands.imagine.no_route", {}

@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from bot.db.models_images import ImageDay
 from tests.capabilities.images.conftest import gemini_route, image_route, openrouter_route
-from tests.support.drive_commands import command, opt, sub
+from tests.support.drive_commands import command, discord_text, opt, sub
 from tests.support.drive_discord_client import running_bot
 from tests.support.fake_discord_server import FakeDiscord, UserFile
 from tests.support.fake_image_provider import FakeImageProvider, png
@@ -151,6 +151,16 @@ async def test_each_refusal_is_one_line_and_draws_nothing(
         ("The image to change must be a PNG, JPEG or WebP file.", True),
     ]
     assert image_provider.requests == [] and posted(fake) == []
+
+
+async def test_where_the_bot_does_not_answer_imagine_draws_nothing(
+        fake_discord: FakeDiscord, bot_factory, image_provider: FakeImageProvider) -> None:
+    fake = fake_discord
+    bot = bot_factory(**image_route(image_provider, ALLOW_DMS="false"))
+    async with running_bot(fake, bot) as run:
+        in_a_dm = await imagine(run, fake, "a cat", dm=True)
+    assert in_a_dm.ephemeral and in_a_dm.content == discord_text(fake, "chat.dms_off")
+    assert image_provider.requests == []
 
 
 async def test_without_an_image_route_imagine_says_so(fake_discord: FakeDiscord, bot_factory) -> None:
