@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
+from bot.capabilities.images.environment import image_route_problem
 from bot.load.heap import return_large_blocks
 from bot.logs import setup_bot_logging
 from bot.settings import (
@@ -96,7 +97,7 @@ def refuse_contradictions(settings: Settings) -> None:
                                 f"SHARD_COUNT={count} (shard ids run from 0 to {count - 1})")
         if len(set(ids)) != len(ids):
             raise SettingsError("Invalid setting SHARD_IDS: a shard is listed twice")
-    route_problem = default_route_problem(settings)
+    route_problem = default_route_problem(settings) or image_route_problem(settings)
     if route_problem is not None:
         raise SettingsError(route_problem)
     if settings.DATABASE_PGBOUNCER and not settings.DATABASE_URL.startswith("postgresql"):

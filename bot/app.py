@@ -53,6 +53,7 @@ COG_MODULES: tuple[str, ...] = (
     "bot.cogs.help",
     "bot.capabilities.privacy.commands",
     "bot.capabilities.memory.commands",
+    "bot.capabilities.images.commands",
 )
 
 

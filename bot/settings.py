@@ -21,6 +21,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
+from bot.capabilities.images.environment import ImageEnvironment
 from bot.capabilities.voice.environment import VoiceEnvironment
 from providers import KNOWN_PROVIDERS, Provider
 from providers.endpoint_check import (
@@ -59,7 +60,7 @@ def _split_csv(value: object) -> object:
     return value
 
 
-class Settings(VoiceEnvironment, BaseSettings):
+class Settings(VoiceEnvironment, ImageEnvironment, BaseSettings):
     model_config = SettingsConfigDict(
         env_file=".env", env_file_encoding="utf-8", extra="ignore", case_sensitive=True
     )

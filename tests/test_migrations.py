@@ -180,7 +180,7 @@ async def test_declared_settings_move_to_capability_settings_and_back(engine):
         verbatim = (await session.execute(text(
             "SELECT guild_id, verbatim_tool_calling_enabled FROM server_capabilities ORDER BY guild_id"))).all()
     defaults = {d.capability: d.defaults() for d in DECLARATIONS}
-    assert carried[1] == {"conversation": {"history": 4, "threads": True}, "listening": {"batch_seconds": 0.5},
+    assert carried[1] == {**defaults, "conversation": {"history": 4, "threads": True}, "listening": {"batch_seconds": 0.5},
                           "web_search": {**defaults["web_search"], "web_search": True, "max_searches": 7},
                           "reading": {"read_links": False}}
     assert carried[2] == defaults

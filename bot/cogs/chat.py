@@ -28,6 +28,7 @@ from bot.capabilities.answer_controls.capability import AnswerRecords
 from bot.capabilities.answer_controls.commands import ControlsCog
 from bot.capabilities.catchup.capability import CatchUp
 from bot.capabilities.catchup.commands import CatchUpCog
+from bot.capabilities.images.capability import ImageDrawing
 from bot.capabilities.listening.capability import ListenGaps
 from bot.capabilities.memory.capability import Remembering
 from bot.capabilities.reading.capability import LinkReading
@@ -58,7 +59,8 @@ class ChatCog(commands.Cog):
         self.services = Services.of(bot, ChannelBudgets(), default_registry(), search_tools)
         self.voice = Voice()
         self.answering = Answering(self.services, (LinkReading(), WebSearch(), AnswerRecords(), ListenGaps(),
-                                                    Remembering(), Reminders(), CatchUp(), self.voice))
+                                                    Remembering(), Reminders(), CatchUp(), ImageDrawing(),
+                                                    self.voice))
         self.answers = self.services.answers
 
     async def cog_unload(self) -> None:

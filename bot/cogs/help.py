@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 # A root command -> the catalog key of its group; the groups show in this order.
 GROUPS: dict[str, str] = {
     "stop": "commands.help.group.asking", "status": "commands.help.group.asking",
-    "catchup": "commands.help.group.asking",
+    "catchup": "commands.help.group.asking", "imagine": "commands.help.group.asking",
     "help": "commands.help.group.asking", "remind": "commands.help.group.asking",
     "personal": "commands.help.group.personal", "privacy": "commands.help.group.personal",
     "memory": "commands.help.group.personal",

@@ -14,6 +14,7 @@ import discord
 from discord import app_commands
 
 from bot import repo
+from bot.capabilities.images.usage import image_usage_line
 from bot.capabilities.reminders.commands import set_time_zone, time_zone_choices
 from bot.catalog.offer import offered, personal_list_route, unlisted_lines
 from bot.check.command import check_own_route
@@ -185,7 +186,10 @@ class PersonalCog(ConfigCog):
         async with self.bot.sessions() as session:
             today = await usage_by(session, day, user_id=interaction.user.id)
             month = await usage_by(session, day - timedelta(days=REPORT_DAYS - 1), user_id=interaction.user.id)
+            drawn = await image_usage_line(session, self.bot.settings, interaction.user.id, day, REPORT_DAYS,
+                                           partial(text, interaction))
         lines = usage_lines(partial(text, interaction), "commands.reply.personal_usage_header", today, month)
+        lines += [drawn] if drawn else []
         await send(interaction, "\n".join(lines))
 
     @localized(personal.command, "commands.personal.timezone")

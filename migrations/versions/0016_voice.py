@@ -1,7 +1,7 @@
 """voice: the voice messages the bot transcribed (their words and seconds)
 
 Revision ID: 0016_voice
-Revises: 0014_reminders
+Revises: 0015_images
 Create Date: 2026-12-06 17:00:00.000000
 """
 from collections.abc import Sequence
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = '0016_voice'
-down_revision: str | None = '0014_reminders'
+down_revision: str | None = '0015_images'
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 

@@ -5,6 +5,7 @@ member adds its `MemberData` here (one line)."""
 from __future__ import annotations
 
 from bot.capabilities.member_data import MemberData
+from bot.capabilities.images.member_data import ImageData
 from bot.capabilities.memory.member_data import MemoryData
 from bot.capabilities.privacy.sections import (
     Answers,
@@ -15,6 +16,7 @@ from bot.capabilities.privacy.sections import (
     UsageDays,
 )
 from bot.capabilities.reminders.member_data import ReminderData
+from bot.capabilities.voice.member_data import VoiceTranscripts
 
 KEPT: tuple[MemberData, ...] = (
     PersonalSettings(),
@@ -24,6 +26,8 @@ KEPT: tuple[MemberData, ...] = (
     Answers(),
     MemoryData(),
     ReminderData(),
+    ImageData(),
+    VoiceTranscripts(),
     ManagersRecords(),
 )
 

@@ -1,0 +1,23 @@
+"""The images capability's table (`bot.capabilities.images.storage` reads and writes it):
+the images each member drew on each UTC day."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from sqlalchemy import BigInteger, Date, Integer
+from sqlalchemy.orm import Mapped, mapped_column
+
+from bot.db.base import Base
+
+
+class ImageDay(Base):
+    """Images one member drew on the operator's image route on one UTC day: a bucket like
+    `SearchDay`, taken before the image is asked for (one atomic upsert that adds one only
+    while under the limit) and given back when no image came."""
+
+    __tablename__ = "image_days"
+
+    user_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    images: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
