@@ -21,6 +21,7 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
+from bot.capabilities.mcp_tools.environment import McpEnvironment
 from providers import KNOWN_PROVIDERS, Provider
 from providers.endpoint_check import (
     METADATA_HOSTS,
@@ -58,7 +59,7 @@ def _split_csv(value: object) -> object:
     return value
 
 
-class Settings(BaseSettings):
+class Settings(BaseSettings, McpEnvironment):
     model_config = SettingsConfigDict(
         env_file=".env", env_file_encoding="utf-8", extra="ignore", case_sensitive=True
     )

@@ -11,8 +11,9 @@ The capabilities this bot composes (`bot.capabilities`), each joining an answer 
 seams (`bot.question.seams`): reading the links a question names, web search, the
 records the buttons under answers need (their presses: `bot.capabilities.answer_controls.commands`),
 listen channels' gaps, memory (a member's memories and a server's facts), the
-`set_reminder` tool (`bot.capabilities.reminders`) and the channel catch-up (`/catchup`:
-`bot.capabilities.catchup`).
+`set_reminder` tool (`bot.capabilities.reminders`), the channel catch-up (`/catchup`:
+`bot.capabilities.catchup`) and the operator's MCP servers' tools (`/tools`:
+`bot.capabilities.mcp_tools`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ from bot.capabilities.answer_controls.commands import ControlsCog
 from bot.capabilities.catchup.capability import CatchUp
 from bot.capabilities.catchup.commands import CatchUpCog
 from bot.capabilities.listening.capability import ListenGaps
+from bot.capabilities.mcp_tools.capability import McpTools
+from bot.capabilities.mcp_tools.commands import ToolsCog
+from bot.capabilities.mcp_tools.hub import McpHub
 from bot.capabilities.memory.capability import Remembering
 from bot.capabilities.reading.capability import LinkReading
 from bot.capabilities.reminders.capability import Reminders
@@ -55,8 +59,9 @@ class ChatCog(commands.Cog):
         self.search = search_service(bot.settings)
         search_tools = default_registry(search_tool(self.search)) if self.search is not None else None
         self.services = Services.of(bot, ChannelBudgets(), default_registry(), search_tools)
+        self.mcp = McpHub(bot.settings.MCP_SERVERS)  # the operator's MCP servers (`/tools`' cog connects them)
         self.answering = Answering(self.services, (LinkReading(), WebSearch(), AnswerRecords(), ListenGaps(),
-                                                    Remembering(), Reminders(), CatchUp()))
+                                                    Remembering(), Reminders(), CatchUp(), McpTools(self.mcp)))
         self.answers = self.services.answers
 
     async def cog_unload(self) -> None:
@@ -99,4 +104,5 @@ async def setup(bot: commands.Bot) -> None:
     await bot.add_cog(chat)
     await bot.add_cog(ControlsCog(chat.answering))
     await bot.add_cog(CatchUpCog(chat.answering))
+    await bot.add_cog(ToolsCog(bot, chat.mcp))
     bot.add_dynamic_items(AnswerButton)

@@ -466,4 +466,5 @@ class IdentifyTurn(Base):
 
 
 from bot.db import models_reminders  # noqa: E402, F401 - the reminders tables, in this metadata
+from bot.db.models_mcp_tools import McpToolSwitch  # noqa: E402,F401 - MCP tools switches, in the metadata
 from bot.db.models_memory import Memory, MemoryOptIn, ServerFact  # noqa: E402,F401 - memory's tables, in the metadata

@@ -1,0 +1,40 @@
+"""The MCP servers' tools in an answer: the `tools` seam (see the package docstring)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from bot.capabilities.mcp_tools.hub import McpHub
+from bot.capabilities.mcp_tools.tool import server_tool
+from bot.question.context import Question
+from bot.question.seams import AnswerPart, Joining
+from bot.tools import ToolLoop
+
+
+class McpTools:
+    """Joins every answer while the operator named MCP servers."""
+
+    def __init__(self, hub: McpHub) -> None:
+        self.hub = hub
+
+    def join(self, joining: Joining) -> AnswerPart | None:
+        if not self.hub.links:
+            return None
+        return McpPart(self.hub, joining.question)
+
+
+@dataclass
+class McpPart(AnswerPart):
+    hub: McpHub
+    question: Question
+
+    def tools(self, loop: ToolLoop) -> ToolLoop:
+        """The tools of the servers up now that this server's managers left on, beside the
+        built-in ones (a DM: every tool of the servers up)."""
+        server = self.question.config.server
+        offered = self.hub.offered(server.mcp_switches if server is not None else {})
+        if not offered:
+            return loop
+        tools = [server_tool(o, self.question.locale) for o in offered]
+        return dataclasses.replace(loop, registry=loop.registry.adding(*tools))

@@ -1,0 +1,42 @@
+"""A small stdio MCP server for the tests, written with the SDK's server API: `lookup`
+(read-only), `write_note` (not read-only: it appends to the file NOTES_FILE names, so a
+test sees whether it ran), `crash` (the process exits at once) and `hang` (never answers).
+Run as `python -m tests.capabilities.mcp_tools.tiny_server`."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from mcp.server.mcpserver import MCPServer
+from mcp.types import ToolAnnotations
+
+server = MCPServer("tiny")
+
+
+@server.tool(description="Look a word up in the tiny dictionary.", annotations=ToolAnnotations(readOnlyHint=True))
+def lookup(word: str) -> str:
+    return f"{word}: a small test word"
+
+
+@server.tool(description="Write a note to the shared notes file.", annotations=ToolAnnotations(readOnlyHint=False))
+def write_note(text: str, times: int = 1) -> str:
+    with Path(os.environ["NOTES_FILE"]).open("a", encoding="utf-8") as notes:
+        notes.write(f"{text}\n" * times)
+    return "written"
+
+
+@server.tool(description="Stop the server process at once.", annotations=ToolAnnotations(readOnlyHint=True))
+def crash() -> str:
+    os._exit(3)
+
+
+@server.tool(description="Never answer.", annotations=ToolAnnotations(readOnlyHint=True))
+def hang() -> str:
+    time.sleep(3600)
+    return "never"
+
+
+if __name__ == "__main__":
+    server.run()
