@@ -1,6 +1,6 @@
 """A small stdio MCP server for the tests, written with the SDK's server API: `lookup`
 (read-only), `write_note` (not read-only: it appends to the file NOTES_FILE names, so a
-test sees whether it ran), `crash` (the process exits at once) and `hang` (never answers).
+test sees whether it ran), `crash` (the process exits at once) and `hang` (the whole server stops answering).
 Run as `python -m tests.capabilities.mcp_tools.tiny_server`."""
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ def crash() -> str:
 
 
 @server.tool(description="Never answer.", annotations=ToolAnnotations(readOnlyHint=True))
-def hang() -> str:
-    time.sleep(3600)
+async def hang() -> str:
+    time.sleep(3600)  # blocks the server's event loop: it answers nothing more, pings included
     return "never"
 
 
