@@ -30,6 +30,9 @@ if TYPE_CHECKING:
 ServerName = app_commands.Range[str, 1, SERVER_NAME_LENGTH]
 ToolName = app_commands.Range[str, 1, TOOL_NAME_LENGTH]
 MAX_LIST = 1_900
+# (one tool?, on?) -> the reply (literal keys, so the catalog check sees them).
+SWITCHED = {(False, True): "commands.tools.server_enabled", (False, False): "commands.tools.server_disabled",
+            (True, True): "commands.tools.tool_enabled", (True, False): "commands.tools.tool_disabled"}
 
 
 class ToolsCog(ConfigCog):
@@ -104,5 +107,5 @@ class ToolsCog(ConfigCog):
         assert interaction.guild_id is not None  # the group is guild-only
         async with self.bot.sessions() as session, session.begin():
             await set_switch(session, interaction.guild_id, server, tool or "", on)
-        key = ("commands.tools.tool_" if tool else "commands.tools.server_") + ("enabled" if on else "disabled")
-        await reply(interaction, key, server=server, tool=discord.utils.escape_markdown(tool or ""))
+        await reply(interaction, SWITCHED[tool is not None, on], server=server,
+                    tool=discord.utils.escape_markdown(tool or ""))
