@@ -9,12 +9,15 @@ malformed is refused and the servers connected stay as they were.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from bot.capabilities.mcp_tools.link import Listed, ServerLink
-from bot.capabilities.mcp_tools.servers_file import read_servers
+from bot.capabilities.mcp_tools.servers_file import ServersFileError, ServerSpec, read_servers
+
+log = logging.getLogger(__name__)
 
 Switches = Mapping[tuple[str, str], bool]  # (server, tool or "" for the whole server) -> on
 
@@ -39,8 +42,14 @@ class McpHub:
         self.links: dict[str, ServerLink] = {}
 
     async def start(self) -> None:
-        if self.path is not None:
+        """Connect to the file's servers; a file broken since the settings read it (one
+        line) leaves the bot without MCP tools until `/tools reload`."""
+        if self.path is None:
+            return
+        try:
             self._connect(read_servers(self.path))
+        except ServersFileError as exc:
+            log.error("MCP_SERVERS not used: %s", exc)
 
     async def reload(self) -> int:
         """Read the file again and connect to its servers; how many. ServersFileError
@@ -61,7 +70,7 @@ class McpHub:
         return [Offered(link, tool) for link in self.links.values() if link.up
                 for tool in link.tools if switched_on(switches, link.spec.name, tool.name)]
 
-    def _connect(self, specs: tuple) -> None:
+    def _connect(self, specs: tuple[ServerSpec, ...]) -> None:
         self.links = {spec.name: ServerLink(spec) for spec in specs}
         for link in self.links.values():
             link.start()
