@@ -76,7 +76,7 @@ async def ask_asker(context: ToolContext, locale: str | None, server: str, tool:
     if channel is None or asker is None:
         return "unasked"
     view = Approval(asker.id, locale, seconds)
-    view.named = {"tool": shown_name(tool), "server": server}
+    view.named = {"tool": shown_name(tool), "server": shown_name(server)}
     body = t("chat.mcp.ask", locale, asker=asker.mention, seconds=int(seconds), **view.named)
     try:
         message = await channel.send(f"{body}\n{code_block(arguments)}", view=view,
@@ -94,9 +94,9 @@ async def ask_asker(context: ToolContext, locale: str | None, server: str, tool:
     return "allowed" if view.allowed else "denied"
 
 
-def shown_name(tool: str) -> str:
-    """A server's tool name as a message shows it: no markdown, no mentions, bounded."""
-    return discord.utils.escape_mentions(discord.utils.escape_markdown(tool[:100]))
+def shown_name(name: str) -> str:
+    """A server's or tool's name as a message shows it: no markdown, no mentions, bounded."""
+    return discord.utils.escape_mentions(discord.utils.escape_markdown(name[:100]))
 
 
 def code_block(arguments: dict[str, Any]) -> str:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import discord
 from discord import app_commands
 
+from bot.capabilities.mcp_tools.approval import shown_name as shown
 from bot.capabilities.mcp_tools.hub import McpHub, switched_on
 from bot.capabilities.mcp_tools.servers_file import ServersFileError
 from bot.capabilities.mcp_tools.storage import set_switch, switches_of
@@ -62,12 +63,12 @@ class ToolsCog(ConfigCog):
         for name, link in self.hub.links.items():
             state = "commands.tools.server_up" if link.up else "commands.tools.server_down"
             on = "commands.tools.on" if switched_on(switches, name, "") else "commands.tools.off"
-            lines.append(text(interaction, state, server=name, state=text(interaction, on)))
+            lines.append(text(interaction, state, server=shown(name), state=text(interaction, on)))
             for tool in link.tools:
                 kind = "commands.tools.read_only" if tool.read_only else "commands.tools.asks"
                 on = "commands.tools.on" if switches.get((name, tool.name), True) else "commands.tools.off"
-                lines.append(text(interaction, "commands.tools.tool_line", tool=discord.utils.escape_markdown(
-                    tool.name[:100]), kind=text(interaction, kind), state=text(interaction, on)))
+                lines.append(text(interaction, "commands.tools.tool_line", tool=shown(tool.name),
+                                  kind=text(interaction, kind), state=text(interaction, on)))
         body = "\n".join(lines)
         await send(interaction, body if len(body) <= MAX_LIST else body[:MAX_LIST] + "\n…")
 
@@ -98,14 +99,12 @@ class ToolsCog(ConfigCog):
     async def _switch(self, interaction: discord.Interaction, server: str, tool: str | None, on: bool) -> None:
         link = self.hub.links.get(server)
         if link is None:
-            await reply(interaction, "commands.error.tools_no_server", server=discord.utils.escape_markdown(server))
+            await reply(interaction, "commands.error.tools_no_server", server=shown(server))
             return
         if tool is not None and all(listed.name != tool for listed in link.tools):
-            await reply(interaction, "commands.error.tools_no_tool", server=server,
-                        tool=discord.utils.escape_markdown(discord.utils.escape_mentions(tool)))
+            await reply(interaction, "commands.error.tools_no_tool", server=shown(server), tool=shown(tool))
             return
         assert interaction.guild_id is not None  # the group is guild-only
         async with self.bot.sessions() as session, session.begin():
             await set_switch(session, interaction.guild_id, server, tool or "", on)
-        await reply(interaction, SWITCHED[tool is not None, on], server=server,
-                    tool=discord.utils.escape_markdown(tool or ""))
+        await reply(interaction, SWITCHED[tool is not None, on], server=shown(server), tool=shown(tool or ""))
