@@ -13,6 +13,7 @@ asked is gone too).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from typing import Any, Literal
@@ -22,12 +23,13 @@ import discord
 from bot.cogs.base import reply
 from bot.tools.registry import ToolContext
 from providers.i18n import t
+from stream.interrupt import Interrupt
 
 log = logging.getLogger(__name__)
 
 APPROVAL_SECONDS = 60.0
 MAX_SHOWN_ARGUMENTS = 1_200
-Decision = Literal["allowed", "denied", "expired", "unasked"]
+Decision = Literal["allowed", "denied", "expired", "stopped", "unasked"]
 
 
 class Approval(discord.ui.View):
@@ -70,8 +72,10 @@ class Approval(discord.ui.View):
 
 
 async def ask_asker(context: ToolContext, locale: str | None, server: str, tool: str,
-                    arguments: dict[str, Any], seconds: float = APPROVAL_SECONDS) -> Decision:
-    """Post the prompt in the answer's channel and wait for the asker's press."""
+                    arguments: dict[str, Any], seconds: float = APPROVAL_SECONDS,
+                    stop: Interrupt | None = None) -> Decision:
+    """Post the prompt in the answer's channel and wait for the asker's press (or the
+    answer's `stop`: /stop, a restart)."""
     channel, asker = context.channel, context.asker
     if channel is None or asker is None:
         return "unasked"
@@ -85,11 +89,29 @@ async def ask_asker(context: ToolContext, locale: str | None, server: str, tool:
     except discord.HTTPException as exc:
         log.warning("a tool approval prompt could not be posted (%s): the tool does not run", type(exc).__name__)
         return "unasked"
-    if await view.wait():  # True: timed out with no press
+    outcome = await _pressed_or_stopped(view, stop)
+    if outcome in ("expired", "stopped"):
+        view.stop()
         try:
-            await message.edit(content=view.decided("chat.mcp.expired"), view=None)
+            await message.edit(content=view.decided(f"chat.mcp.{outcome}"), view=None)
         except discord.HTTPException as exc:
-            log.info("an expired tool approval prompt was not updated (%s)", type(exc).__name__)
+            log.info("a tool approval prompt was not updated (%s)", type(exc).__name__)
+    return outcome
+
+
+async def _pressed_or_stopped(view: Approval, stop: Interrupt | None) -> Decision:
+    """Whichever comes first: a press, the view's timeout, the answer stopped."""
+    pressed = asyncio.ensure_future(view.wait())
+    stopped = asyncio.ensure_future(stop.wait()) if stop is not None else None
+    try:
+        await asyncio.wait({pressed} | ({stopped} if stopped else set()), return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiting in (pressed, stopped):
+            if waiting is not None and not waiting.done():
+                waiting.cancel()
+    if not pressed.done() or pressed.cancelled():
+        return "stopped"
+    if pressed.result():  # True: timed out with no press
         return "expired"
     return "allowed" if view.allowed else "denied"
 

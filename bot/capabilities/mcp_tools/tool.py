@@ -23,12 +23,14 @@ from bot.capabilities.mcp_tools.names import tool_name
 from bot.tools.registry import Tool, ToolContext, ToolError
 from bot.tools.schema import flat_schema
 from providers.types import ToolSpec
+from stream.interrupt import Interrupt
 
 CALL_SECONDS = 30.0
 MARGIN = 5.0  # the loop's bound stays above the tool's own (approval, then the call)
 REFUSED = {
     "denied": "The asker denied this call: the tool was not run. Do not call it again for this request.",
     "expired": "The asker did not allow this call in time: the tool was not run.",
+    "stopped": "The answer was stopped while the asker's approval was awaited: the tool was not run.",
     "unasked": "This tool needs the asker's approval, which could not be asked here: it was not run.",
 }
 
@@ -43,15 +45,16 @@ class ServerTool(Tool):
         return ToolSpec(name=self.name, description=self.description, parameters=flat_schema(dict(self.schema)))
 
 
-def server_tool(offered: Offered, locale: str | None) -> ServerTool:
-    """`offered` as a tool of the answer asked in `locale` (its approval prompt's language)."""
+def server_tool(offered: Offered, locale: str | None, stop: Interrupt | None = None) -> ServerTool:
+    """`offered` as a tool of the answer asked in `locale` (its approval prompt's language)
+    and stopped by `stop` (an approval awaited ends with it)."""
     link, listed = offered.link, offered.tool
     server = link.spec.name
 
     async def run(args: ServerArguments, context: ToolContext) -> Any:
         if not listed.read_only:
             decision = await approval.ask_asker(context, locale, server, listed.name, args.values,
-                                                approval.APPROVAL_SECONDS)
+                                                approval.APPROVAL_SECONDS, stop)
             if decision != "allowed":
                 raise ToolError(REFUSED[decision])
         return framed_result(server, listed.name, await _called(offered, args.values))

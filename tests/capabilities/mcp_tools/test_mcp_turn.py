@@ -18,6 +18,7 @@ from bot.capabilities.mcp_tools import approval
 from providers.i18n import t
 from tests.capabilities.mcp_tools.servers import servers_file
 from tests.support.data_openai import chunk, openai_stream, tool_delta
+from tests.support.drive_commands import NO_PERMISSIONS, command
 from tests.support.drive_discord_client import RunningBot, running_bot
 from tests.support.env_bot_config import configure_server
 from tests.support.fake_discord_server import FakeDiscord, StoredMessage
@@ -171,3 +172,22 @@ async def test_arguments_off_the_schema_never_run(
     assert error["type"] == "invalid_arguments"
     assert "text: 5 is not of type 'string'" in error["message"] and "times: 'many'" in error["message"]
     assert prompts(fake) == [] and not notes.exists()  # not asked, not run
+
+
+async def test_stopping_the_answer_ends_the_wait_for_approval(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot, tmp_path: Path) -> None:
+    fake, server = fake_discord, provider_server
+    path, notes = servers_file(tmp_path)
+    server.enqueue(tool_call("tiny__write_note", {"text": "never"}), openai_stream("Should not be read."))
+    bot = turn_bot(MCP_SERVERS=str(path))
+    async with running_bot(fake, bot) as run:
+        await start(run, bot, fake, server)
+        await ask(fake, "note: never")
+        await run.wait_for(lambda: len(prompts(fake)) == 1, timeout=20)
+        [prompt] = prompts(fake)
+        stopped = await command(run, fake, "stop", permissions=NO_PERMISSIONS)
+        assert stopped.content.startswith("Stopped")
+        await run.wait_for(lambda: fake.messages[prompt.id].buttons() == [], timeout=10)
+    assert fake.messages[prompt.id].content.endswith(t("chat.mcp.stopped", "en"))
+    assert not notes.exists()
+    assert "Should not be read." not in "".join(answers(fake))
