@@ -79,6 +79,8 @@ async def ask_asker(context: ToolContext, locale: str | None, server: str, tool:
     channel, asker = context.channel, context.asker
     if channel is None or asker is None:
         return "unasked"
+    if stop is not None and stop.is_set():
+        return "stopped"
     view = Approval(asker.id, locale, seconds)
     view.named = {"tool": shown_name(tool), "server": shown_name(server)}
     body = t("chat.mcp.ask", locale, asker=asker.mention, seconds=int(seconds), **view.named)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.capabilities.mcp_tools.servers_file import ServerSpec
+from bot.tools.schema import flat_schema
 from providers.log_safe import loggable
 
 log = logging.getLogger(__name__)
@@ -44,12 +45,14 @@ class Unavailable(Exception):
 
 @dataclass(frozen=True)
 class Listed:
-    """A tool as the server listed it."""
+    """A tool as the server listed it, with what every answer offering it needs built once:
+    its parameters as providers take them, and the model its arguments are checked with."""
 
     name: str
     description: str
-    schema: dict[str, Any]
+    parameters: dict[str, Any]
     read_only: bool
+    arguments: type[Any]  # arguments.ServerArguments held to the tool's schema
 
 
 class ServerLink:
@@ -187,7 +190,7 @@ async def _transport(spec: ServerSpec) -> AsyncIterator[tuple[Any, Any]]:
 
 def _tools(server: str, listed: Any) -> tuple[Listed, ...]:
     """The tools the bot can offer: a usable input schema, at most MAX_TOOLS."""
-    from bot.capabilities.mcp_tools.arguments import usable_schema
+    from bot.capabilities.mcp_tools.arguments import arguments_for, usable_schema
 
     kept: list[Listed] = []
     for tool in listed:
@@ -198,7 +201,8 @@ def _tools(server: str, listed: Any) -> tuple[Listed, ...]:
                         server, loggable(tool.name[:64]))
             continue
         read_only = bool(tool.annotations is not None and tool.annotations.read_only_hint)
-        kept.append(Listed(tool.name, (tool.description or "")[:MAX_DESCRIPTION], tool.input_schema, read_only))
+        kept.append(Listed(tool.name, (tool.description or "")[:MAX_DESCRIPTION], flat_schema(tool.input_schema),
+                           read_only, arguments_for(tool.input_schema)))
     if len(kept) > MAX_TOOLS:
         log.warning("MCP server %s lists %d tools: only the first %d are offered", server, len(kept), MAX_TOOLS)
     return tuple(kept[:MAX_TOOLS])

@@ -15,13 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.capabilities.mcp_tools import approval
-from bot.capabilities.mcp_tools.arguments import ServerArguments, arguments_for
+from bot.capabilities.mcp_tools.arguments import ServerArguments
 from bot.capabilities.mcp_tools.framing import framed_result
 from bot.capabilities.mcp_tools.hub import Offered
 from bot.capabilities.mcp_tools.link import Unavailable
 from bot.capabilities.mcp_tools.names import tool_name
 from bot.tools.registry import Tool, ToolContext, ToolError
-from bot.tools.schema import flat_schema
 from providers.types import ToolSpec
 from stream.interrupt import Interrupt
 
@@ -37,12 +36,13 @@ REFUSED = {
 
 @dataclass(frozen=True)
 class ServerTool(Tool):
-    """A Tool whose parameters are the server's own JSON Schema, not a pydantic model's."""
+    """A Tool whose parameters are the server's own JSON Schema (flattened once, when the
+    server listed it), not a pydantic model's."""
 
-    schema: Mapping[str, Any] = field(default_factory=dict)
+    parameters: Mapping[str, Any] = field(default_factory=dict)
 
     def spec(self) -> ToolSpec:
-        return ToolSpec(name=self.name, description=self.description, parameters=flat_schema(dict(self.schema)))
+        return ToolSpec(name=self.name, description=self.description, parameters=self.parameters)
 
 
 def server_tool(offered: Offered, locale: str | None, stop: Interrupt | None = None) -> ServerTool:
@@ -62,8 +62,8 @@ def server_tool(offered: Offered, locale: str | None, stop: Interrupt | None = N
     how = "read-only, runs at once" if listed.read_only else "each call waits for the asker's approval"
     description = f"{listed.description} (tool {listed.name} of the MCP server {server}; {how})".strip()
     seconds = CALL_SECONDS + MARGIN + (0 if listed.read_only else approval.APPROVAL_SECONDS)
-    return ServerTool(tool_name(server, listed.name), description, arguments_for(listed.schema), run,
-                      timeout=seconds, schema=listed.schema)
+    return ServerTool(tool_name(server, listed.name), description, listed.arguments, run,
+                      timeout=seconds, parameters=listed.parameters)
 
 
 async def _called(offered: Offered, values: dict[str, Any]) -> Any:
