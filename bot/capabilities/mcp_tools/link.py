@@ -123,7 +123,7 @@ class ServerLink:
         async with _transport(self.spec) as (read, write), ClientSession(read, write) as session:
             await asyncio.wait_for(session.initialize(), CONNECT_TIMEOUT)
             listed = await asyncio.wait_for(session.list_tools(), CONNECT_TIMEOUT)
-            self.tools = _tools(self.spec.name, listed.tools)
+            self.tools = usable_tools(self.spec.name, listed.tools)
             self._came_up(session)
             try:
                 await self._watch(session)
@@ -188,7 +188,7 @@ async def _transport(spec: ServerSpec) -> AsyncIterator[tuple[Any, Any]]:
         yield streams[0], streams[1]
 
 
-def _tools(server: str, listed: Any) -> tuple[Listed, ...]:
+def usable_tools(server: str, listed: Any) -> tuple[Listed, ...]:
     """The tools the bot can offer: a usable input schema, at most MAX_TOOLS."""
     from bot.capabilities.mcp_tools.arguments import arguments_for, usable_schema
 
