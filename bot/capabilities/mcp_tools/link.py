@@ -122,8 +122,8 @@ class ServerLink:
 
         async with _transport(self.spec) as (read, write), ClientSession(read, write) as session:
             await asyncio.wait_for(session.initialize(), CONNECT_TIMEOUT)
-            listed = await asyncio.wait_for(session.list_tools(), CONNECT_TIMEOUT)
-            self.tools = usable_tools(self.spec.name, listed.tools)
+            listed = await asyncio.wait_for(_listing(session), CONNECT_TIMEOUT)
+            self.tools = usable_tools(self.spec.name, listed)
             self._came_up(session)
             try:
                 await self._watch(session)
@@ -186,6 +186,20 @@ async def _transport(spec: ServerSpec) -> AsyncIterator[tuple[Any, Any]]:
     async with create_mcp_http_client(headers=dict(spec.headers)) as client, \
             streamable_http_client(spec.url, http_client=client) as streams:
         yield streams[0], streams[1]
+
+
+async def _listing(session: Any) -> list[Any]:
+    """Every page of the server's tool list, until past MAX_TOOLS."""
+    from mcp.types import PaginatedRequestParams
+
+    tools: list[Any] = []
+    cursor: str | None = None
+    while True:
+        page = await session.list_tools(params=PaginatedRequestParams(cursor=cursor) if cursor else None)
+        tools += page.tools
+        cursor = page.next_cursor
+        if not cursor or len(tools) > MAX_TOOLS:
+            return tools
 
 
 def usable_tools(server: str, listed: Any) -> tuple[Listed, ...]:
