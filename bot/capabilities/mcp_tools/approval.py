@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 APPROVAL_SECONDS = 60.0
 MAX_SHOWN_ARGUMENTS = 1_200
 Decision = Literal["allowed", "denied", "expired", "stopped", "unasked"]
+# An outcome without a press -> what the prompt then says (literal keys: the catalog check reads them).
+UNPRESSED = {"expired": "chat.mcp.expired", "stopped": "chat.mcp.stopped"}
 
 
 class Approval(discord.ui.View):
@@ -95,7 +97,7 @@ async def ask_asker(context: ToolContext, locale: str | None, server: str, tool:
     if outcome in ("expired", "stopped"):
         view.stop()
         try:
-            await message.edit(content=view.decided(f"chat.mcp.{outcome}"), view=None)
+            await message.edit(content=view.decided(UNPRESSED[outcome]), view=None)
         except discord.HTTPException as exc:
             log.info("a tool approval prompt was not updated (%s)", type(exc).__name__)
     return outcome
