@@ -21,6 +21,7 @@ from tests.support.data_openai import chunk, openai_stream, tool_delta
 from tests.support.drive_commands import NO_PERMISSIONS, command
 from tests.support.drive_discord_client import RunningBot, running_bot
 from tests.support.env_bot_config import configure_server
+from tests.support.fake_discord_components import buttons
 from tests.support.fake_discord_server import FakeDiscord, StoredMessage
 from tests.support.fake_provider_server import ProviderReplayServer, Reply
 
@@ -39,12 +40,7 @@ def prompts(fake: FakeDiscord) -> list[StoredMessage]:
     """The approval prompts the bot posted (they carry buttons when posted)."""
     allow = t("chat.mcp.button_allow", "en")
     return [m for m in fake.bot_messages(fake.channel_id, ephemeral=False)
-            if any(b.get("label") == allow for v in m.component_history for b in _buttons(v))]
-
-
-def _buttons(components: Any) -> list[dict[str, Any]]:
-    from tests.support.fake_discord_components import buttons
-    return buttons(components)
+            if any(b.get("label") == allow for version in m.component_history for b in buttons(version))]
 
 
 def button(message: StoredMessage, key: str) -> str:
