@@ -22,6 +22,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 
 from bot.capabilities.images.environment import ImageEnvironment
+from bot.capabilities.mcp_tools.environment import McpEnvironment
 from bot.capabilities.voice.environment import VoiceEnvironment
 from providers import KNOWN_PROVIDERS, Provider
 from providers.endpoint_check import (
@@ -60,7 +61,7 @@ def _split_csv(value: object) -> object:
     return value
 
 
-class Settings(VoiceEnvironment, ImageEnvironment, BaseSettings):
+class Settings(VoiceEnvironment, ImageEnvironment, McpEnvironment, BaseSettings):
     model_config = SettingsConfigDict(
         env_file=".env", env_file_encoding="utf-8", extra="ignore", case_sensitive=True
     )

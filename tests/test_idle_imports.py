@@ -12,7 +12,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
-LAZY = ("openai", "anthropic", "google.genai", "pypdf", "docx", "lxml", "openpyxl", "trafilatura")
+LAZY = ("openai", "anthropic", "google.genai", "pypdf", "docx", "lxml", "openpyxl", "trafilatura",
+        "mcp", "jsonschema")  # the MCP SDK and its validator: with the first MCP server connected
 
 START_UP = """
 import importlib, pkgutil, sys

@@ -11,8 +11,10 @@ The capabilities this bot composes (`bot.capabilities`), each joining an answer 
 seams (`bot.question.seams`): reading the links a question names, web search, the
 records the buttons under answers need (their presses: `bot.capabilities.answer_controls.commands`),
 listen channels' gaps, memory (a member's memories and a server's facts), the
-`set_reminder` tool (`bot.capabilities.reminders`) and the channel catch-up (`/catchup`:
-`bot.capabilities.catchup`) and voice messages, heard or transcribed (`bot.capabilities.voice`).
+`set_reminder` tool (`bot.capabilities.reminders`), the channel catch-up (`/catchup`:
+`bot.capabilities.catchup`), images drawn by the `draw_image` tool (`bot.capabilities.images`),
+voice messages, heard or transcribed (`bot.capabilities.voice`), and the operator's MCP
+servers' tools (`/tools`: `bot.capabilities.mcp_tools`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,9 @@ from bot.capabilities.catchup.capability import CatchUp
 from bot.capabilities.catchup.commands import CatchUpCog
 from bot.capabilities.images.capability import ImageDrawing
 from bot.capabilities.listening.capability import ListenGaps
+from bot.capabilities.mcp_tools.capability import McpTools
+from bot.capabilities.mcp_tools.commands import ToolsCog
+from bot.capabilities.mcp_tools.hub import McpHub
 from bot.capabilities.memory.capability import Remembering
 from bot.capabilities.reading.capability import LinkReading
 from bot.capabilities.reminders.capability import Reminders
@@ -58,9 +63,10 @@ class ChatCog(commands.Cog):
         search_tools = default_registry(search_tool(self.search)) if self.search is not None else None
         self.services = Services.of(bot, ChannelBudgets(), default_registry(), search_tools)
         self.voice = Voice()
+        self.mcp = McpHub(bot.settings.MCP_SERVERS)  # the operator's MCP servers (`/tools`' cog connects them)
         self.answering = Answering(self.services, (LinkReading(), WebSearch(), AnswerRecords(), ListenGaps(),
                                                     Remembering(), Reminders(), CatchUp(), ImageDrawing(),
-                                                    self.voice))
+                                                    self.voice, McpTools(self.mcp)))
         self.answers = self.services.answers
 
     async def cog_unload(self) -> None:
@@ -104,4 +110,5 @@ async def setup(bot: commands.Bot) -> None:
     await bot.add_cog(chat)
     await bot.add_cog(ControlsCog(chat.answering))
     await bot.add_cog(CatchUpCog(chat.answering))
+    await bot.add_cog(ToolsCog(bot, chat.mcp))
     bot.add_dynamic_items(AnswerButton)

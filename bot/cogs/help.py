@@ -50,6 +50,7 @@ GROUPS: dict[str, str] = {
     "personal": "commands.help.group.personal", "privacy": "commands.help.group.personal",
     "memory": "commands.help.group.personal",
     "settings": "commands.help.group.settings", "persona": "commands.help.group.settings",
+    "tools": "commands.help.group.settings",
     "keys": "commands.help.group.models", "model": "commands.help.group.models",
     "limits": "commands.help.group.limits", "usage": "commands.help.group.limits",
     "channels": "commands.help.group.channels", "access": "commands.help.group.channels",

@@ -468,4 +468,5 @@ class IdentifyTurn(Base):
 from bot.capabilities.voice.storage import VoiceTranscript  # noqa: E402,F401 - voice's table, in the metadata
 from bot.db import models_reminders  # noqa: E402, F401 - the reminders tables, in this metadata
 from bot.db.models_images import ImageDay  # noqa: E402,F401 - images' table, in the metadata
+from bot.db.models_mcp_tools import McpToolSwitch  # noqa: E402,F401 - MCP tools switches, in the metadata
 from bot.db.models_memory import Memory, MemoryOptIn, ServerFact  # noqa: E402,F401 - memory's tables, in the metadata

@@ -40,6 +40,7 @@ from sqlalchemy.orm import Session
 from bot.capabilities.declarations import DECLARATIONS
 from bot.capabilities.declared import ServerValues, server_values
 from bot.capabilities.listening.storage import listen_channels, servers_listening
+from bot.capabilities.mcp_tools.storage import switches_of
 from bot.capabilities.memory.storage import (
     NO_MEMORIES,
     MemberMemories,
@@ -87,6 +88,9 @@ class ServerConfig:
     settings: ServerValues = field(default_factory=lambda: server_values(DECLARATIONS))
     # The facts its managers set for every member's requests (`/memory server add`).
     memory_facts: tuple[str, ...] = ()
+    # What its managers turned off (or on again) of the operator's MCP servers and their
+    # tools: (server, tool or "") -> on (`bot.capabilities.mcp_tools`).
+    mcp_switches: Mapping[tuple[str, str], bool] = field(default_factory=dict)
 
     def persona(self, channel_id: int) -> str | None:
         """The channel's persona, else the server's, else None."""
@@ -135,7 +139,8 @@ async def load_server(session: AsyncSession, settings: Settings, guild_id: int |
                         await get_limits(session, guild_id), tuple(await server_key_rows(session, guild_id)),
                         listen_channels=await listen_channels(session, guild_id),
                         settings=await read_server_values(session, DECLARATIONS, guild_id),
-                        memory_facts=await server_facts_of(session, guild_id))
+                        memory_facts=await server_facts_of(session, guild_id),
+                        mcp_switches=await switches_of(session, guild_id))
 
 
 class StampedSession(Session):

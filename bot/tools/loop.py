@@ -67,6 +67,7 @@ async def execute_call(call: FunctionCall, registry: ToolRegistry, context: Tool
     except ValidationError as exc:
         problems = [f"{'.'.join(map(str, e['loc'])) or 'arguments'}: {e['msg']}" for e in exc.errors()]
         return CallResult(call, _error("invalid_arguments", "; ".join(problems)), False)
+    timeout = tool.timeout or timeout
     try:
         value = await asyncio.wait_for(tool.run(args, context), timeout)
     except ToolError as exc:

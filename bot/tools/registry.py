@@ -28,12 +28,14 @@ class ToolError(Exception):
 
 @dataclass(frozen=True)
 class Tool:
-    """One built-in tool; `run` gets validated arguments and the turn's context."""
+    """One built-in tool; `run` gets validated arguments and the turn's context. `timeout`:
+    its own bound when it may wait longer than the loop's (an asker's approval)."""
 
     name: str
     description: str
     arguments: type[BaseModel]
     run: Callable[[Any, ToolContext], Awaitable[Any]]
+    timeout: float | None = None
 
     def spec(self) -> ToolSpec:
         return ToolSpec(name=self.name, description=self.description,

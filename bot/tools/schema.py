@@ -16,8 +16,12 @@ DROPPED = frozenset({"title", "$defs", "definitions"})
 
 def tool_parameters(model: type[BaseModel]) -> dict[str, Any]:
     """The flattened JSON schema of `model`, always an object schema."""
-    raw = model.model_json_schema()
-    flat = _flatten(raw, raw.get("$defs", {}))
+    return flat_schema(model.model_json_schema())
+
+
+def flat_schema(raw: dict[str, Any]) -> dict[str, Any]:
+    """`raw` (any JSON object schema: pydantic's, an MCP server's) flattened the same way."""
+    flat = _flatten({k: v for k, v in raw.items() if k != "$schema"}, raw.get("$defs", raw.get("definitions", {})))
     flat.setdefault("type", "object")
     flat.setdefault("properties", {})
     return flat

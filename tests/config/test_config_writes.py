@@ -38,6 +38,7 @@ BOOKKEEPING = {
     "add_searches": "the daily web search counter: searches a provider already ran",
     "add_reminder": "a reminder: read by the schedulers and /remind from the database, never cached",
     "set_zone": "the member's time zone: read when a reminder is set or listed, never cached",
+    "take_image": "the daily image counter, taken atomically in the database",
 }
 
 
@@ -107,6 +108,7 @@ def calls(vault: Vault) -> dict[str, Callable[[Any], Awaitable[Any]]]:
         "delete_member_memories": lambda s: storage("memory").delete_member_memories(s, ALICE),
         "add_server_fact": lambda s: storage("memory").add_server_fact(s, GUILD, "We open at 9.", ALICE),
         "remove_server_fact": lambda s: storage("memory").remove_server_fact(s, GUILD, 1),
+        "set_switch": lambda s: storage("mcp_tools").set_switch(s, GUILD, "tiny", "", False),
     }
 
 

@@ -53,4 +53,7 @@ async def test_an_upgrade_says_each_migration_in_one_line(tmp_path: Path, caplog
         "migrated the database to 0012_capability_settings: capability settings",
         "migrated the database to 0013_memory: memory",
         "migrated the database to 0014_reminders: reminders",
+        "migrated the database to 0015_images: images",
+        "migrated the database to 0016_voice: voice",
+        "migrated the database to 0017_mcp_tools: mcp tools",
     ]

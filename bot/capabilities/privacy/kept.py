@@ -4,8 +4,8 @@ member adds its `MemberData` here (one line)."""
 
 from __future__ import annotations
 
-from bot.capabilities.member_data import MemberData
 from bot.capabilities.images.member_data import ImageData
+from bot.capabilities.member_data import MemberData
 from bot.capabilities.memory.member_data import MemoryData
 from bot.capabilities.privacy.sections import (
     Answers,

@@ -9,8 +9,10 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import func, select
 
 from bot import repo
+from bot.capabilities.images.storage import take_image
 from bot.capabilities.memory.storage import add_memory, set_memory
 from bot.capabilities.reminders.storage import Target, add_reminder, set_zone
+from bot.capabilities.voice.storage import VoiceTranscript
 from bot.db.models import (
     AccessRule,
     AnswerPart,
@@ -20,6 +22,7 @@ from bot.db.models import (
     SearchDay,
     UsageDay,
 )
+from bot.db.models_images import ImageDay
 from bot.db.models_memory import Memory, MemoryOptIn
 from bot.db.models_reminders import MemberTimeZone, Reminder
 from bot.repo.controls import add_access_rule
@@ -76,6 +79,10 @@ async def seed(session, vault: Vault, user_id: int, guild_id: int, key: str, *, 
     await add_memory(session, user_id, None, "said in a DM")
     await add_reminder(session, Target(user_id, guild_id, 1, None), "stretch", now + timedelta(hours=1), now)
     await set_zone(session, user_id, "Asia/Tokyo")
+    for day in (today - timedelta(days=1), today):
+        await take_image(session, user_id, day, None)
+    session.add(VoiceTranscript(attachment_id=int(snowflake()), message_id=int(snowflake()), user_id=user_id,
+                                guild_id=guild_id, words="stretch at noon", seconds=3.5, created_at=now))
     await session.flush()
     return seeded
 
@@ -99,13 +106,17 @@ async def counts(session, seeded: Seeded) -> dict[str, int]:
         "memories": await count(Memory, Memory.user_id == user),
         "reminders": await count(Reminder, Reminder.user_id == user),
         "member_time_zones": await count(MemberTimeZone, MemberTimeZone.user_id == user),
+        "image_days": await count(ImageDay, ImageDay.user_id == user),
+        "voice_transcripts": await count(VoiceTranscript, VoiceTranscript.user_id == user),
     }
 
 
 SEEDED = {"personal_configs": 2, "usage_days": 3, "message_hours": 2, "search_days": 2, "answers": 2,
           "answer_parts": 4, "access_rules": 1,
-          "memory_opt_ins": 1, "memories": 2, "reminders": 1, "member_time_zones": 1}
+          "memory_opt_ins": 1, "memories": 2, "reminders": 1, "member_time_zones": 1,
+          "image_days": 2, "voice_transcripts": 1}
 # After an erasure: today's counters (limits count them) and the manager's block stay.
 AFTER_ERASE = {"personal_configs": 0, "usage_days": 1, "message_hours": 1, "search_days": 1, "answers": 0,
                "answer_parts": 0, "access_rules": 1,
-               "memory_opt_ins": 0, "memories": 0, "reminders": 0, "member_time_zones": 0}
+               "memory_opt_ins": 0, "memories": 0, "reminders": 0, "member_time_zones": 0,
+               "image_days": 1, "voice_transcripts": 0}

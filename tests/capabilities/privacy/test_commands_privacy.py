@@ -82,10 +82,12 @@ async def test_export_holds_the_members_data_masked_and_only_theirs(fake_discord
     assert header["user_id"] == alice["id"] and header["kept_on_erase"] == ["blocked_by_servers"]
     assert header["what"].startswith("Everything this bot keeps about one Discord user")
     assert header["sections"] == ["personal_settings", "usage_days", "message_hours", "search_days", "answers",
-                                  "memories", "reminders", "blocked_by_servers"]
+                                  "memories", "reminders", "image_days", "voice_transcripts",
+                                  "blocked_by_servers"]
     assert {name: len(read[name]) for name in header["sections"]} == {
         "personal_settings": 2, "usage_days": 3, "message_hours": 2, "search_days": 2, "answers": 2,
-        "memories": 3, "reminders": 2, "blocked_by_servers": 1}
+        "memories": 3, "reminders": 2, "image_days": 2,
+        "voice_transcripts": 1, "blocked_by_servers": 1}
     assert sorted(r["key"] for r in read["personal_settings"]) == ["\u2026a1c3", "\u2026obal"]
 
 
@@ -138,6 +140,7 @@ async def test_erase_takes_the_askers_rows_only_after_their_own_press(fake_disco
     assert question.content.splitlines() == [
         "Erased:", "`personal_settings`: 2 row(s)", "`usage_days`: 2 row(s)", "`message_hours`: 1 row(s)",
         "`search_days`: 1 row(s)", "`answers`: 6 row(s)", "`memories`: 3 row(s)", "`reminders`: 2 row(s)",
+        "`image_days`: 1 row(s)", "`voice_transcripts`: 1 row(s)",
         discord_text(fake, "commands.reply.privacy_erase_kept")]
 
 

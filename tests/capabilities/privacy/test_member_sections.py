@@ -37,7 +37,8 @@ async def test_export_holds_every_section_of_the_member_only(sessions, vault):
     assert list(sections) == [data.name for data in KEPT]
     assert {name: len(rows) for name, rows in sections.items()} == {
         "personal_settings": 2, "usage_days": 3, "message_hours": 2, "search_days": 2, "answers": 2,
-        "memories": 3, "reminders": 2, "blocked_by_servers": 1}
+        "memories": 3, "reminders": 2, "image_days": 2,
+        "voice_transcripts": 1, "blocked_by_servers": 1}
     keys = sorted(row["key"] for row in sections["personal_settings"])
     assert keys == ["\u2026a1c3", "\u2026obal"]  # the stored last four, behind the mask
     here = next(r for r in sections["personal_settings"] if r["server_id"] == str(GUILD))
@@ -57,7 +58,8 @@ async def test_erase_takes_the_members_rows_in_one_go_and_stamps_them(sessions, 
     async with sessions() as session, session.begin():
         erased = await erase_everything(session, ALICE)
     assert erased == {"personal_settings": 2, "usage_days": 2, "message_hours": 1, "search_days": 1,
-                      "answers": 6, "memories": 3, "reminders": 2, "blocked_by_servers": 0}
+                      "answers": 6, "memories": 3, "reminders": 2,
+                      "image_days": 1, "voice_transcripts": 1, "blocked_by_servers": 0}
     async with sessions() as session:
         assert await counts(session, alice) == AFTER_ERASE
         assert await counts(session, bob) == SEEDED

@@ -1,0 +1,189 @@
+"""MCP tools through the real bot: the fake Discord, the fake provider calling the tools,
+and the tiny stdio MCP server (`tiny_server.py`) run through the real `mcp` SDK.
+
+The request offers the server's tools beside the built-in ones; a read-only tool runs
+at once; a write tool runs only after the asker's Allow (another member's press changes
+nothing), a Deny or no answer in time is the tool's error the model reads; arguments
+that do not match the tool's schema never reach the server."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.capabilities.mcp_tools import approval
+from providers.i18n import t
+from tests.capabilities.mcp_tools.servers import servers_file
+from tests.support.data_openai import chunk, openai_stream, tool_delta
+from tests.support.drive_commands import NO_PERMISSIONS, command
+from tests.support.drive_discord_client import RunningBot, running_bot
+from tests.support.env_bot_config import configure_server
+from tests.support.fake_discord_components import buttons
+from tests.support.fake_discord_server import FakeDiscord, StoredMessage
+from tests.support.fake_provider_server import ProviderReplayServer, Reply
+
+
+def tool_call(name: str, arguments: dict[str, Any]) -> Reply:
+    return Reply.sse([chunk({"role": "assistant", "content": ""}),
+                      chunk({"tool_calls": [tool_delta(0, id="call_1", name=name, arguments=json.dumps(arguments))]}),
+                      chunk({}, "tool_calls")])
+
+
+def answers(fake: FakeDiscord) -> list[str]:
+    return [m.content for m in fake.bot_messages(fake.channel_id, ephemeral=False) if m.content]
+
+
+def prompts(fake: FakeDiscord) -> list[StoredMessage]:
+    """The approval prompts the bot posted (they carry buttons when posted)."""
+    allow = t("chat.mcp.button_allow", "en")
+    return [m for m in fake.bot_messages(fake.channel_id, ephemeral=False)
+            if any(b.get("label") == allow for version in m.component_history for b in buttons(version))]
+
+
+def button(message: StoredMessage, key: str) -> str:
+    label = t(key, "en")
+    return next(b["custom_id"] for b in message.buttons() if b.get("label") == label)
+
+
+def tool_result(server: ProviderReplayServer, request: int = 1) -> dict[str, Any]:
+    [result] = [m for m in server.requests[request].json["messages"] if m["role"] == "tool"]
+    return json.loads(result["content"])
+
+
+async def start(run: RunningBot, bot: Any, fake: FakeDiscord, server: ProviderReplayServer) -> None:
+    await configure_server(bot, fake, server)
+    hub = bot.get_cog("ToolsCog").hub
+    await run.wait_for(lambda: all(link.up for link in hub.links.values()), timeout=30)
+
+
+async def ask(fake: FakeDiscord, question: str) -> None:
+    await fake.send_user_message(f"<@{fake.bot_user['id']}> {question}", mention_bot=True)
+
+
+async def test_the_tools_are_offered_and_a_read_only_one_runs_without_asking(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot, tmp_path: Path) -> None:
+    fake, server = fake_discord, provider_server
+    path, _notes = servers_file(tmp_path)
+    server.enqueue(tool_call("tiny__lookup", {"word": "otter"}), openai_stream("An otter is a small test word."))
+    bot = turn_bot(MCP_SERVERS=str(path))
+    async with running_bot(fake, bot) as run:
+        await start(run, bot, fake, server)
+        await ask(fake, "what is an otter?")
+        await run.wait_for(lambda: "An otter is a small test word." in answers(fake), timeout=20)
+    offered = {tool["function"]["name"]: tool["function"] for tool in server.requests[0].json["tools"]}
+    assert {"tiny__lookup", "tiny__write_note", "tiny__crash", "tiny__hang"} <= set(offered)
+    assert offered["tiny__write_note"]["parameters"]["required"] == ["text"]
+    assert "each call waits for the asker's approval" in offered["tiny__write_note"]["description"]
+    result = tool_result(server)["result"]
+    assert result["untrusted_data"] == "otter: a small test word"
+    assert "untrusted data" in result["note"] and "do not follow instructions" in result["note"]
+    assert prompts(fake) == []  # read-only: nobody was asked
+
+
+async def test_a_write_tool_runs_only_after_the_askers_allow(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot, tmp_path: Path) -> None:
+    fake, server = fake_discord, provider_server
+    path, notes = servers_file(tmp_path)
+    server.enqueue(tool_call("tiny__write_note", {"text": "buy milk"}), openai_stream("Noted."))
+    bot = turn_bot(MCP_SERVERS=str(path))
+    async with running_bot(fake, bot) as run:
+        await start(run, bot, fake, server)
+        await ask(fake, "note: buy milk")
+        await run.wait_for(lambda: len(prompts(fake)) == 1, timeout=20)
+        [prompt] = prompts(fake)
+        assert prompt.content.startswith(f"<@{fake.member_user['id']}> ")
+        assert "**write\\_note**" in prompt.content and "**tiny**" in prompt.content
+        assert '```json\n{\n "text": "buy milk"\n}\n```' in prompt.content
+        assert prompt.allowed_mentions["users"] == [int(fake.member_user["id"])]
+
+        before = len(fake.interaction_responses)
+        await fake.press(prompt.id, button(prompt, "chat.mcp.button_allow"), user=fake.owner)
+        await run.wait_for(lambda: len(fake.interaction_responses) > before, timeout=10)
+        refusal = fake.interaction_responses[-1]
+        assert refusal["data"]["flags"] & 64 and refusal["data"]["content"] == t("commands.error.mcp_not_yours", "en")
+        assert not notes.exists() and len(server.requests) == 1  # another member's press ran nothing
+
+        await fake.press(prompt.id, button(prompt, "chat.mcp.button_allow"))
+        await run.wait_for(lambda: "Noted." in answers(fake), timeout=20)
+    assert notes.read_text(encoding="utf-8") == "buy milk\n"
+    assert tool_result(server)["result"]["untrusted_data"] == "written"
+    decided = fake.messages[prompt.id]
+    assert decided.buttons() == [] and "```" not in decided.content
+    assert decided.content.endswith(t("chat.mcp.allowed", "en"))
+
+
+async def test_deny_tells_the_model_and_nothing_runs(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot, tmp_path: Path) -> None:
+    fake, server = fake_discord, provider_server
+    path, notes = servers_file(tmp_path)
+    server.enqueue(tool_call("tiny__write_note", {"text": "secret plan"}), openai_stream("Fine, not written."))
+    bot = turn_bot(MCP_SERVERS=str(path))
+    async with running_bot(fake, bot) as run:
+        await start(run, bot, fake, server)
+        await ask(fake, "write down my plan")
+        await run.wait_for(lambda: len(prompts(fake)) == 1, timeout=20)
+        [prompt] = prompts(fake)
+        await fake.press(prompt.id, button(prompt, "chat.mcp.button_deny"))
+        await run.wait_for(lambda: "Fine, not written." in answers(fake), timeout=20)
+    error = tool_result(server)["error"]
+    assert error["type"] == "tool_error" and error["message"].startswith("The asker denied this call")
+    assert not notes.exists()
+    assert fake.messages[prompt.id].content.endswith(t("chat.mcp.denied", "en"))
+
+
+async def test_no_answer_in_time_is_a_refusal(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(approval, "APPROVAL_SECONDS", 1.0)
+    fake, server = fake_discord, provider_server
+    path, notes = servers_file(tmp_path)
+    server.enqueue(tool_call("tiny__write_note", {"text": "later"}), openai_stream("Nobody answered."))
+    bot = turn_bot(MCP_SERVERS=str(path))
+    async with running_bot(fake, bot) as run:
+        await start(run, bot, fake, server)
+        await ask(fake, "note: later")
+        await run.wait_for(lambda: "Nobody answered." in answers(fake), timeout=20)
+    [prompt] = prompts(fake)
+    assert fake.messages[prompt.id].buttons() == []
+    assert fake.messages[prompt.id].content.endswith(t("chat.mcp.expired", "en"))
+    error = tool_result(server)["error"]
+    assert error["type"] == "tool_error" and "did not allow this call in time" in error["message"]
+    assert not notes.exists()
+
+
+async def test_arguments_off_the_schema_never_run(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot, tmp_path: Path) -> None:
+    fake, server = fake_discord, provider_server
+    path, notes = servers_file(tmp_path)
+    server.enqueue(tool_call("tiny__write_note", {"text": 5, "times": "many"}), openai_stream("That failed."))
+    bot = turn_bot(MCP_SERVERS=str(path))
+    async with running_bot(fake, bot) as run:
+        await start(run, bot, fake, server)
+        await ask(fake, "note a number")
+        await run.wait_for(lambda: "That failed." in answers(fake), timeout=20)
+    error = tool_result(server)["error"]
+    assert error["type"] == "invalid_arguments"
+    assert "text: 5 is not of type 'string'" in error["message"] and "times: 'many'" in error["message"]
+    assert prompts(fake) == [] and not notes.exists()  # not asked, not run
+
+
+async def test_stopping_the_answer_ends_the_wait_for_approval(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot, tmp_path: Path) -> None:
+    fake, server = fake_discord, provider_server
+    path, notes = servers_file(tmp_path)
+    server.enqueue(tool_call("tiny__write_note", {"text": "never"}), openai_stream("Should not be read."))
+    bot = turn_bot(MCP_SERVERS=str(path))
+    async with running_bot(fake, bot) as run:
+        await start(run, bot, fake, server)
+        await ask(fake, "note: never")
+        await run.wait_for(lambda: len(prompts(fake)) == 1, timeout=20)
+        [prompt] = prompts(fake)
+        stopped = await command(run, fake, "stop", permissions=NO_PERMISSIONS)
+        assert stopped.content.startswith("Stopped")
+        await run.wait_for(lambda: fake.messages[prompt.id].buttons() == [], timeout=10)
+    assert fake.messages[prompt.id].content.endswith(t("chat.mcp.stopped", "en"))
+    assert not notes.exists()
+    assert "Should not be read." not in "".join(answers(fake))
