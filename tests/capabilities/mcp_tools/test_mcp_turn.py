@@ -187,3 +187,24 @@ async def test_stopping_the_answer_ends_the_wait_for_approval(
     assert fake.messages[prompt.id].content.endswith(t("chat.mcp.stopped", "en"))
     assert not notes.exists()
     assert "Should not be read." not in "".join(answers(fake))
+
+
+async def test_a_stdio_server_starts_without_the_bots_secrets(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bot's environment (its Discord token, provider keys) never reaches an MCP
+    server: only the SDK's safe variables and the file's own `env`."""
+    fake, server = fake_discord, provider_server
+    for name in ("DISCORD_TOKEN", "DEFAULT_TEXT_API_KEYS", "BOT_ENCRYPTION_KEY"):
+        monkeypatch.setenv(name, "secret-value-1234")
+    path, _notes = servers_file(tmp_path)
+    server.enqueue(tool_call("tiny__environment_names", {}), openai_stream("Done."))
+    bot = turn_bot(MCP_SERVERS=str(path))
+    async with running_bot(fake, bot) as run:
+        await start(run, bot, fake, server)
+        await ask(fake, "what were you started with?")
+        await run.wait_for(lambda: "Done." in answers(fake), timeout=20)
+    names = json.dumps(tool_result(server))
+    assert "NOTES_FILE" in names and "PYTHONPATH" in names  # the file's own env
+    assert not {"DISCORD_TOKEN", "DEFAULT_TEXT_API_KEYS", "BOT_ENCRYPTION_KEY"} & set(names.replace('"', " ").split())
+    assert "secret-value-1234" not in names

@@ -1,5 +1,5 @@
 """A small stdio MCP server for the tests, written with the SDK's server API: `lookup`
-(read-only), `write_note` (not read-only: it appends to the file NOTES_FILE names, so a
+(read-only), `environment_names` (read-only: what the server was started with), `write_note` (not read-only: it appends to the file NOTES_FILE names, so a
 test sees whether it ran), `crash` (the process exits at once) and `hang` (the whole server stops answering).
 Run as `python -m tests.capabilities.mcp_tools.tiny_server` (stdio), or with `http PORT`
 for streamable HTTP on 127.0.0.1:PORT/mcp, answering only requests whose Authorization
@@ -28,6 +28,12 @@ def write_note(text: str, times: int = 1) -> str:
     with Path(os.environ["NOTES_FILE"]).open("a", encoding="utf-8") as notes:
         notes.write(f"{text}\n" * times)
     return "written"
+
+
+@server.tool(description="The names of this server's environment variables.",
+             annotations=ToolAnnotations(readOnlyHint=True))
+def environment_names() -> str:
+    return " ".join(sorted(os.environ))
 
 
 @server.tool(description="Stop the server process at once.", annotations=ToolAnnotations(readOnlyHint=True))
