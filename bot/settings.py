@@ -24,7 +24,8 @@ from sqlalchemy.exc import ArgumentError
 from bot.capabilities.images.environment import ImageEnvironment
 from bot.capabilities.mcp_tools.environment import McpEnvironment
 from bot.capabilities.voice.environment import VoiceEnvironment
-from providers import KNOWN_PROVIDERS, Provider
+from bot.route_problem import EnvironmentRoute
+from providers import KNOWN_PROVIDERS
 from providers.endpoint_check import (
     METADATA_HOSTS,
     EndpointRejected,
@@ -428,20 +429,9 @@ def search_url_problem(url: str, *, allow_private: bool) -> str | None:
 def default_route_problem(settings: Settings) -> str | None:
     """The one line naming what a partly set default route (DEFAULT_TEXT_*) lacks, or None
     when it is complete or not set at all. `python -m bot` refuses to start on it and
-    `python -m bot ask` prints it: the same rules, in one place."""
-    provider, model = settings.DEFAULT_TEXT_PROVIDER, settings.DEFAULT_TEXT_MODEL
-    route_named = bool(provider or model or settings.DEFAULT_TEXT_BASE_URL or settings.DEFAULT_TEXT_API_KEYS)
-    if route_named and not (provider and model):
-        missing = "DEFAULT_TEXT_MODEL" if provider else "DEFAULT_TEXT_PROVIDER"
-        return (f"Invalid setting {missing}: the default route needs DEFAULT_TEXT_PROVIDER and "
-                "DEFAULT_TEXT_MODEL together (or leave every DEFAULT_TEXT_* unset)")
-    if provider == Provider.CUSTOM and not settings.DEFAULT_TEXT_BASE_URL:
-        return ("Invalid setting DEFAULT_TEXT_BASE_URL: DEFAULT_TEXT_PROVIDER=custom needs the "
-                "endpoint's address (e.g. http://127.0.0.1:8000/v1)")
-    if provider and provider != Provider.CUSTOM and not settings.DEFAULT_TEXT_API_KEYS:
-        return (f"Invalid setting DEFAULT_TEXT_API_KEYS: DEFAULT_TEXT_PROVIDER={provider} needs at "
-                "least one key (only custom endpoints may go without)")
-    return None
+    `python -m bot ask` prints it: the same rules, in one place (`bot.route_problem`)."""
+    return EnvironmentRoute("TEXT", "the default route", settings.DEFAULT_TEXT_PROVIDER, settings.DEFAULT_TEXT_MODEL,
+                            settings.DEFAULT_TEXT_BASE_URL, bool(settings.DEFAULT_TEXT_API_KEYS)).problem()
 
 
 def load_settings(**overrides: object) -> Settings:

@@ -9,6 +9,8 @@ from typing import Annotated
 from pydantic import BaseModel, Field, SecretStr, field_validator
 from pydantic_settings import NoDecode
 
+from bot.route_problem import EnvironmentRoute
+
 IMAGE_PROVIDERS = ("openai", "custom", "google", "openrouter")  # the routes providers/images/ speaks so far
 
 
@@ -57,17 +59,6 @@ class ImageEnvironment(BaseModel):
 
 def image_route_problem(settings: ImageEnvironment) -> str | None:
     """The one line naming what a partly set image route lacks, or None when it is
-    complete or not set at all."""
-    provider, model = settings.DEFAULT_IMAGE_PROVIDER, settings.DEFAULT_IMAGE_MODEL
-    named = bool(provider or model or settings.DEFAULT_IMAGE_BASE_URL or settings.DEFAULT_IMAGE_API_KEYS)
-    if named and not (provider and model):
-        missing = "DEFAULT_IMAGE_MODEL" if provider else "DEFAULT_IMAGE_PROVIDER"
-        return (f"Invalid setting {missing}: the image route needs DEFAULT_IMAGE_PROVIDER and "
-                "DEFAULT_IMAGE_MODEL together (or leave every DEFAULT_IMAGE_* unset)")
-    if provider == "custom" and not settings.DEFAULT_IMAGE_BASE_URL:
-        return ("Invalid setting DEFAULT_IMAGE_BASE_URL: DEFAULT_IMAGE_PROVIDER=custom needs the "
-                "endpoint's address (e.g. http://127.0.0.1:8000/v1)")
-    if provider and provider != "custom" and not settings.DEFAULT_IMAGE_API_KEYS:
-        return (f"Invalid setting DEFAULT_IMAGE_API_KEYS: DEFAULT_IMAGE_PROVIDER={provider} needs at "
-                "least one key (only custom endpoints may go without)")
-    return None
+    complete or not set at all (the text route's rule: `bot.route_problem`)."""
+    return EnvironmentRoute("IMAGE", "the image route", settings.DEFAULT_IMAGE_PROVIDER, settings.DEFAULT_IMAGE_MODEL,
+                            settings.DEFAULT_IMAGE_BASE_URL, bool(settings.DEFAULT_IMAGE_API_KEYS)).problem()
