@@ -34,10 +34,10 @@ class ImageDrawing:
             services = joining.services
             self._images, self._read = Images.of(services.settings, services.sessions), True
         server = joining.question.config.server
-        allowed, server_limit = server_images(server.settings.by_capability["images"] if server else None)
+        allowed = server_images(server.settings.by_capability["images"] if server else None)
         if self._images is None or not allowed:
             return None
-        return DrawingPart(joining, self._images, server_limit)
+        return DrawingPart(joining, self._images, server.limits.images_per_day if server else None)
 
 
 @dataclass

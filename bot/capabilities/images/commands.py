@@ -78,8 +78,9 @@ class ImagesCog(commands.Cog):
                       image: discord.Attachment | None = None) -> None:
         """Draw `prompt` (changing `image` when given) and post it here."""
         config = await read_config(getattr(self.bot, "config", None), interaction.guild_id, interaction.user.id)
-        values = config.server.settings.by_capability["images"] if config.server is not None else None
-        allowed, server_limit = server_images(values)
+        server = config.server
+        allowed = server_images(server.settings.by_capability["images"] if server is not None else None)
+        server_limit = server.limits.images_per_day if server is not None else None
         refusal = self._refusal(interaction, config, allowed, prompt, size, image)
         if refusal is not None:
             key, params = refusal

@@ -1,0 +1,36 @@
+"""image routes: a server's own image route (server_image_routes) and the daily image
+bound of `/limits set` (usage_limits.images_per_day)
+
+Revision ID: 0018_image_routes
+Revises: 0017_mcp_tools
+Create Date: 2026-12-06 17:10:00.000000
+"""
+from collections.abc import Sequence
+
+import sqlalchemy as sa
+from alembic import op
+
+revision: str = '0018_image_routes'
+down_revision: str | None = '0017_mcp_tools'
+branch_labels: str | Sequence[str] | None = None
+depends_on: str | Sequence[str] | None = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        'server_image_routes',
+        sa.Column('guild_id', sa.BigInteger(), autoincrement=False, nullable=False),
+        sa.Column('provider', sa.String(length=32), nullable=False),
+        sa.Column('model', sa.String(length=200), nullable=False),
+        sa.ForeignKeyConstraint(['guild_id'], ['servers.guild_id'],
+                                name=op.f('fk_server_image_routes_guild_id_servers'), ondelete='CASCADE'),
+        sa.PrimaryKeyConstraint('guild_id', name=op.f('pk_server_image_routes')),
+    )
+    with op.batch_alter_table('usage_limits', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('images_per_day', sa.Integer(), nullable=True))
+
+
+def downgrade() -> None:
+    with op.batch_alter_table('usage_limits', schema=None) as batch_op:
+        batch_op.drop_column('images_per_day')
+    op.drop_table('server_image_routes')
