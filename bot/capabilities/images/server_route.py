@@ -1,0 +1,72 @@
+"""A server's own image route (`/model image set`): stored in `server_image_routes`, read
+with the server's configuration (`load_server`, dropped on the server-scope stamp like its
+text route) and drawn on with the server's keys for that provider, as its text route takes
+them (`usable_leases`: resting and undecryptable keys left out, least recently used first).
+
+The providers are the image providers with known endpoints (`openai`, `google`,
+`openrouter`) and `custom`, which is the address the server's managers set for their text
+route with `/model endpoint` (its address checks, and `ALLOW_PRIVATE_ENDPOINTS` again at
+request time): no address is typed here. As for the text route, a custom endpoint with no
+custom key stored is asked without one. A server without its own route draws on the
+operator's (`DEFAULT_IMAGE_*`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from bot.capabilities.images.drawing import Drawing, Painter
+from bot.capabilities.images.route_storage import ImageTarget
+from bot.repo.keys import (
+    KEYLESS_LEASE,
+    KeyLease,
+    StoredKey,
+    record_key_failure,
+    record_key_success,
+    usable_leases,
+)
+from bot.vault import Vault
+from providers.identity import Provider
+from providers.images import ImageAsk
+
+Refusal = tuple[str, dict[str, str]]
+
+
+@dataclass
+class ServerPainter:
+    """The server's route with one of its keys: a drawn image counts as the key's success,
+    a refused key as its error (its health, as `/keys list` shows it)."""
+
+    painter: Painter
+    lease: KeyLease
+    sessions: async_sessionmaker[AsyncSession] | None
+
+    async def draw(self, ask: ImageAsk) -> Drawing:
+        drawing = await self.painter.draw(ask)
+        if self.sessions is not None and (drawing.image is not None or drawing.line == "chat.images.failed_key"):
+            now = datetime.now(UTC)
+            async with self.sessions() as session, session.begin():
+                if drawing.image is not None:
+                    await record_key_success(session, self.lease.ref, now)
+                else:
+                    await record_key_failure(session, self.lease.ref, "image_key", now)
+        return drawing
+
+
+def server_painter(target: ImageTarget, facts_base_url: str | None, keys: list[StoredKey], vault: Vault,
+                   sessions: async_sessionmaker[AsyncSession] | None, allow_private: bool) -> ServerPainter | Refusal:
+    """The painter for the server's route with its least recently used usable key, or the
+    line saying why it cannot draw (no usable key, no custom endpoint)."""
+    provider = Provider(target.provider)
+    if provider is Provider.CUSTOM and not facts_base_url:
+        return "commands.imagine.no_server_endpoint", {}
+    leases: list[KeyLease] = usable_leases(vault, keys, provider.value, datetime.now(UTC))
+    if provider is Provider.CUSTOM and not leases.configured:
+        leases = [KEYLESS_LEASE]  # the managers' own address with no custom key: as the text route
+    if not leases:
+        return "commands.imagine.no_server_key", {"provider": provider.value}
+    base_url = facts_base_url if provider is Provider.CUSTOM else None
+    painter = Painter(provider, target.model, base_url, [leases[0].secret], allow_private=allow_private)
+    return ServerPainter(painter, leases[0], sessions)
