@@ -97,3 +97,19 @@ async def test_a_server_with_its_own_route_draws_where_the_operator_named_none(
     assert before.content == discord_text(fake, "commands.imagine.no_route")
     assert [seen.headers["Authorization"] for seen in image_provider.requests] == [f"Bearer {SERVER_KEY}"]
     assert len(posted(fake)) == 1
+
+
+async def test_the_servers_custom_address_is_held_to_the_private_address_rule(
+        fake_discord: FakeDiscord, bot_factory, image_provider: FakeImageProvider) -> None:
+    """The fake listens on loopback: without ALLOW_PRIVATE_ENDPOINTS a server's address
+    there is refused at the request (as its text route's is), and nothing reaches it."""
+    fake = fake_discord
+    bot = bot_factory(**image_route(image_provider))  # the operator's own address may be private
+    async with running_bot(fake, bot) as run:
+        await server_endpoint_and_key(bot, fake, image_provider)
+        await model_image(run, fake, "set", opt("provider", "custom"), opt("model", "gpt-image-1"))
+        await imagine(run, fake, "a lighthouse")
+        await finished(run, fake, 1)
+    outcome = [m.content for m in fake.bot_messages(ephemeral=True) if m.history and m.content != m.history[0]]
+    assert outcome == [discord_text(fake, "chat.images.failed_refused")]
+    assert image_provider.requests == [] and posted(fake) == []
