@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import discord
 from discord import app_commands
 
+from bot.capabilities.images.usage import server_image_usage_lines
 from bot.cogs.base import MANAGE_SERVER, ConfigCog, ManagerGroup, require_manager, send, text
 from bot.edge.translator import localized, named
 from bot.repo.usage import (
@@ -89,8 +90,9 @@ class LimitsCog(ConfigCog):
             members = await usage_by(session, day - timedelta(days=REPORT_DAYS - 1), guild_id=guild, by="user",
                                      limit=TOP_MEMBERS)
             prices = await prices_of(session, guild)
-        lines = usage_lines(partial(text, interaction), "commands.reply.usage_header", today_rows, month,
-                            members, prices)
+            say = partial(text, interaction)
+            images = await server_image_usage_lines(session, self.bot.settings, guild, day, REPORT_DAYS, say)
+        lines = usage_lines(say, "commands.reply.usage_header", today_rows, month, members, prices) + images
         await send(interaction, "\n".join(lines))
 
 

@@ -1,5 +1,6 @@
-"""image routes: a server's own image route (server_image_routes) and the daily image
-bound of `/limits set` (usage_limits.images_per_day)
+"""image routes: a server's own image route (server_image_routes), the daily image bound
+of `/limits set` (usage_limits.images_per_day) and the images drawn in each server per day
+(server_image_days, for its /usage)
 
 Revision ID: 0018_image_routes
 Revises: 0017_mcp_tools
@@ -26,6 +27,18 @@ def upgrade() -> None:
                                 name=op.f('fk_server_image_routes_guild_id_servers'), ondelete='CASCADE'),
         sa.PrimaryKeyConstraint('guild_id', name=op.f('pk_server_image_routes')),
     )
+    op.create_table(
+        'server_image_days',
+        sa.Column('guild_id', sa.BigInteger(), autoincrement=False, nullable=False),
+        sa.Column('day', sa.Date(), nullable=False),
+        sa.Column('provider', sa.String(length=32), nullable=False),
+        sa.Column('model', sa.String(length=200), nullable=False),
+        sa.Column('source', sa.String(length=16), nullable=False),
+        sa.Column('images', sa.Integer(), server_default='0', nullable=False),
+        sa.ForeignKeyConstraint(['guild_id'], ['servers.guild_id'],
+                                name=op.f('fk_server_image_days_guild_id_servers'), ondelete='CASCADE'),
+        sa.PrimaryKeyConstraint('guild_id', 'day', 'provider', 'model', 'source', name=op.f('pk_server_image_days')),
+    )
     with op.batch_alter_table('usage_limits', schema=None) as batch_op:
         batch_op.add_column(sa.Column('images_per_day', sa.Integer(), nullable=True))
 
@@ -33,4 +46,5 @@ def upgrade() -> None:
 def downgrade() -> None:
     with op.batch_alter_table('usage_limits', schema=None) as batch_op:
         batch_op.drop_column('images_per_day')
+    op.drop_table('server_image_days')
     op.drop_table('server_image_routes')

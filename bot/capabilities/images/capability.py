@@ -9,7 +9,7 @@ import logging
 from dataclasses import dataclass, field
 
 from bot.capabilities.images.posting import file_name, prompt_line
-from bot.capabilities.images.service import Images
+from bot.capabilities.images.service import DrawPlace, Images
 from bot.capabilities.images.settings import server_images
 from bot.capabilities.images.tool import DrawingFor, Drawn, draw_image_tool_for
 from bot.edge.sink import DiscordMessageSink
@@ -39,8 +39,8 @@ class ImageDrawing:
         route = self._images.route_for(server)
         if isinstance(route, tuple):  # no route here, or the server's has no usable key
             return None
-        limit = server.limits.images_per_day if server else None
-        return DrawingPart(joining, DrawingFor(self._images, route, joining.question.asker.id, limit))
+        place = DrawPlace(route, server.facts.guild_id, server.limits.images_per_day) if server else DrawPlace(route)
+        return DrawingPart(joining, DrawingFor(self._images, place, joining.question.asker.id))
 
 
 @dataclass

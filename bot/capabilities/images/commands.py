@@ -26,7 +26,7 @@ from bot.capabilities.images.drawing import (
     prompt_refusal,
 )
 from bot.capabilities.images.posting import file_name, prompt_line
-from bot.capabilities.images.service import ImagePainter, Images
+from bot.capabilities.images.service import DrawPlace, Images
 from bot.capabilities.images.settings import server_images
 from bot.cogs.base import reply, text
 from bot.edge.translator import localized, lstr
@@ -80,7 +80,6 @@ class ImagesCog(commands.Cog):
         config = await read_config(getattr(self.bot, "config", None), interaction.guild_id, interaction.user.id)
         server = config.server
         allowed = server_images(server.settings.by_capability["images"] if server is not None else None)
-        server_limit = server.limits.images_per_day if server is not None else None
         route = self.images.route_for(server)
         if isinstance(route, tuple):  # no image route here, or the server's has no usable key
             await reply(interaction, route[0], **route[1])
@@ -92,7 +91,8 @@ class ImagesCog(commands.Cog):
             return
         await interaction.response.send_message(text(interaction, "commands.imagine.working"), ephemeral=True)
         try:
-            line = await self._drawn_and_posted(interaction, ImageAsk(prompt, size), image, route, server_limit)
+            place = DrawPlace(route, interaction.guild_id, server.limits.images_per_day if server else None)
+            line = await self._drawn_and_posted(interaction, ImageAsk(prompt, size), image, place)
         except discord.HTTPException:
             log.warning("an image could not be posted", exc_info=True)
             line = text(interaction, "commands.imagine.not_posted")
@@ -103,9 +103,8 @@ class ImagesCog(commands.Cog):
             await interaction.edit_original_response(content=line)
 
     async def _drawn_and_posted(self, interaction: discord.Interaction, asked: ImageAsk,
-                                image: discord.Attachment | None, route: ImagePainter,
-                                server_limit: int | None) -> str:
-        """Draw on `route`, post the image here with its prompt line; the ephemeral outcome line."""
+                                image: discord.Attachment | None, place: DrawPlace) -> str:
+        """Draw at `place`, post the image here with its prompt line; the ephemeral outcome line."""
         prompt, size = asked.prompt, asked.size
         try:
             source = await image.read() if image is not None else None
@@ -113,7 +112,7 @@ class ImagesCog(commands.Cog):
             return text(interaction, "commands.imagine.unreadable")
         ask = ImageAsk(prompt, size, source, image.filename if image else "image.png",
                        (image.content_type or "image/png").split(";")[0] if image else "image/png")
-        drawing = await self.images.draw_for(interaction.user.id, ask, route, server_limit)
+        drawing = await self.images.draw_for(interaction.user.id, ask, place)
         if drawing.image is None:
             return text(interaction, drawing.line or "chat.images.failed_failed", **drawing.params)
         await interaction.followup.send(prompt_line(prompt, interaction.locale),

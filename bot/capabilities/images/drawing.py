@@ -60,8 +60,9 @@ class Painter:
     taken in turn."""
 
     def __init__(self, provider: Provider, model: str, base_url: str | None, keys: list[str],
-                 allow_private: bool = True) -> None:
+                 allow_private: bool = True, source: str = "operator") -> None:
         self.provider, self.model, self.base_url = provider, model, base_url
+        self.source = source  # whose keys draw: "operator" (DEFAULT_IMAGE_*) or "server"
         self._keys = itertools.cycle(keys or [""])
         # The operator wrote its address (as for DEFAULT_TEXT_BASE_URL: private allowed); a
         # server's custom address is held to ALLOW_PRIVATE_ENDPOINTS again at each request.
@@ -74,6 +75,11 @@ class Painter:
             return None
         return cls(Provider(settings.DEFAULT_IMAGE_PROVIDER), settings.DEFAULT_IMAGE_MODEL,
                    settings.DEFAULT_IMAGE_BASE_URL, settings.default_image_api_keys())
+
+    @property
+    def route(self) -> tuple[str, str, str]:
+        """(provider, model, whose keys) as the server's image usage counts it."""
+        return self.provider.value, self.model, self.source
 
     def _route(self, key: str) -> ImageRoute:
         """The provider's route with `key`. The SDKs are imported at the first image, not

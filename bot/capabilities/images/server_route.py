@@ -43,6 +43,10 @@ class ServerPainter:
     lease: KeyLease
     sessions: async_sessionmaker[AsyncSession] | None
 
+    @property
+    def route(self) -> tuple[str, str, str]:
+        return self.painter.route
+
     async def draw(self, ask: ImageAsk) -> Drawing:
         drawing = await self.painter.draw(ask)
         if self.sessions is not None and (drawing.image is not None or drawing.line == "chat.images.failed_key"):
@@ -68,5 +72,6 @@ def server_painter(target: ImageTarget, facts_base_url: str | None, keys: list[S
     if not leases:
         return "commands.imagine.no_server_key", {"provider": provider.value}
     base_url = facts_base_url if provider is Provider.CUSTOM else None
-    painter = Painter(provider, target.model, base_url, [leases[0].secret], allow_private=allow_private)
+    painter = Painter(provider, target.model, base_url, [leases[0].secret], allow_private=allow_private,
+                      source="server")
     return ServerPainter(painter, leases[0], sessions)

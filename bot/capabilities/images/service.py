@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.capabilities.images.drawing import Drawing, Painter
 from bot.capabilities.images.server_route import Refusal, server_painter
-from bot.capabilities.images.storage import give_back_image, take_image
+from bot.capabilities.images.storage import count_server_image, give_back_image, take_image
 from bot.vault import Vault
 from providers.images import ImageAsk
 
@@ -24,8 +24,22 @@ if TYPE_CHECKING:
 
 
 class ImagePainter(Protocol):
+    @property
+    def route(self) -> tuple[str, str, str]:
+        """(provider, model, whose keys: "server" or "operator")."""
+
     async def draw(self, ask: ImageAsk) -> Drawing:
         """The image, or the member's line saying why none came."""
+
+
+@dataclass(frozen=True)
+class DrawPlace:
+    """Where an image is drawn: on which route, in which server (None: a DM) and within its
+    `/limits` bound (None: the operator's alone)."""
+
+    route: ImagePainter
+    guild_id: int | None = None
+    server_limit: int | None = None
 
 
 @dataclass
@@ -60,20 +74,25 @@ class Images:
         bounds = [bound for bound in (self.per_day, server_limit) if bound]
         return min(bounds) if bounds else None
 
-    async def draw_for(self, member_id: int, ask: ImageAsk, route: ImagePainter,
-                       server_limit: int | None = None) -> Drawing:
-        """`ask` drawn on `route` for `member_id`, or the line saying why not (their day is
-        full, a safety refusal, a failure). The day counts their images everywhere; a
-        server's bound (`server_limit`) applies to that count where it is lower."""
+    async def draw_for(self, member_id: int, ask: ImageAsk, place: DrawPlace) -> Drawing:
+        """`ask` drawn on the place's route for `member_id`, or the line saying why not
+        (their day is full, a safety refusal, a failure). The day counts their images
+        everywhere; the server's bound applies to that count where it is lower. A drawn
+        image is counted in the server's usage."""
         day = datetime.now(UTC).date()
-        limit = self.limit(server_limit)
+        limit = self.limit(place.server_limit)
         if self.sessions is not None:
             async with self.sessions() as session, session.begin():
                 taken = await take_image(session, member_id, day, limit)
             if not taken:
                 return Drawing(line="chat.images.limit", params={"limit": limit or 0})
-        drawing = await route.draw(ask)
-        if drawing.image is None and self.sessions is not None:
-            async with self.sessions() as session, session.begin():
+        drawing = await place.route.draw(ask)
+        if self.sessions is None or (drawing.image is not None and place.guild_id is None):
+            return drawing
+        async with self.sessions() as session, session.begin():
+            if drawing.image is None:
                 await give_back_image(session, member_id, day)
+            else:
+                assert place.guild_id is not None
+                await count_server_image(session, place.guild_id, day, place.route.route)
         return drawing

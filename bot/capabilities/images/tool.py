@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from bot.capabilities.images.drawing import DEFAULT_SIZE, MAX_PROMPT
-from bot.capabilities.images.service import ImagePainter, Images
+from bot.capabilities.images.service import DrawPlace, Images
 from bot.tools.registry import Tool, ToolContext, ToolError
 from providers.i18n import t
 from providers.images import DrawnImage, ImageAsk
@@ -41,12 +41,11 @@ class Drawn:
 
 @dataclass(frozen=True)
 class DrawingFor:
-    """Whom one answer draws for, on which route, within which server bound."""
+    """Whom one answer draws for, and where (route, server, its bound)."""
 
     images: Images
-    route: ImagePainter
+    place: DrawPlace
     asker_id: int
-    server_limit: int | None
 
 
 async def draw_image_tool(args: DrawImageArgs, _context: ToolContext, *, drawing_for: DrawingFor,
@@ -55,7 +54,7 @@ async def draw_image_tool(args: DrawImageArgs, _context: ToolContext, *, drawing
     if len(drawn.images) >= PER_ANSWER:
         raise ToolError(f"Only {PER_ANSWER} image can be drawn per answer; it is already posted.")
     who = drawing_for
-    drawing = await who.images.draw_for(who.asker_id, ImageAsk(args.prompt, args.size), who.route, who.server_limit)
+    drawing = await who.images.draw_for(who.asker_id, ImageAsk(args.prompt, args.size), who.place)
     if drawing.image is None:
         raise ToolError(t(drawing.line or "chat.images.failed_failed", "en", **drawing.params))
     drawn.images.append((args.prompt, drawing.image))

@@ -1,7 +1,8 @@
 """A server's own image route through the real bot (fake Discord, fake image provider):
 `/model image set` draws the server's images with the server's key for that provider (the
 Authorization the fake saw), counts the image as that key's success, shows in /status,
-and `clear` goes back to the operator's route; a provider without a stored key says so
+and `clear` goes back to the operator's route; `/usage` shows the images of each route
+(the operator's priced at IMAGE_PRICE); a provider without a stored key says so
 when set and refuses /imagine in one line with nothing asked; a member may not set it; a
 server with its own route draws even where the operator named none."""
 
@@ -36,7 +37,7 @@ async def server_endpoint_and_key(bot, fake: FakeDiscord, image_provider: FakeIm
 async def test_the_servers_route_draws_with_the_servers_key_until_cleared(
         fake_discord: FakeDiscord, bot_factory, image_provider: FakeImageProvider) -> None:
     fake = fake_discord
-    bot = bot_factory(**image_route(image_provider, ALLOW_PRIVATE_ENDPOINTS="true"))
+    bot = bot_factory(**image_route(image_provider, ALLOW_PRIVATE_ENDPOINTS="true", IMAGE_PRICE="0.04"))
     async with running_bot(fake, bot) as run:
         await server_endpoint_and_key(bot, fake, image_provider)
         member = await model_image(run, fake, "set", opt("provider", "custom"), opt("model", "gpt-image-1"),
@@ -50,6 +51,7 @@ async def test_the_servers_route_draws_with_the_servers_key_until_cleared(
         await imagine(run, fake, "a second lighthouse")
         await finished(run, fake, 2)
         keys = await server_keys(bot)
+        usage = await command(run, fake, "usage")
     assert member.ephemeral and "Manage Server" in member.content
     assert done.content == discord_text(fake, "commands.reply.image_route_set", provider="custom", model="gpt-image-1")
     assert "Images: on, drawn on this server's route custom `gpt-image-1`." in status.content
@@ -61,6 +63,12 @@ async def test_the_servers_route_draws_with_the_servers_key_until_cleared(
     assert again.content == discord_text(fake, "commands.reply.image_route_none")
     assert second.headers["Authorization"] == f"Bearer {IMAGE_KEY}"  # the operator's again
     assert len(posted(fake)) == 2
+    assert usage.content.splitlines()[-3:] == [
+        discord_text(fake, "commands.reply.usage_images_header"),
+        discord_text(fake, "commands.reply.usage_images_line_priced", provider="custom", model="gpt-image-1",
+                     keys="the bot's own route", today=1, period=1, days=30, cost="0.04"),
+        discord_text(fake, "commands.reply.usage_images_line", provider="custom", model="gpt-image-1",
+                     keys="this server's keys", today=1, period=1, days=30)]
 
 
 async def test_a_provider_without_a_stored_key_says_so_and_draws_nothing(
