@@ -27,6 +27,7 @@ from bot.repo.keys import (
     record_key_success,
     usable_leases,
 )
+from bot.turn.key_use import KeyUse
 from bot.vault import Vault
 from providers.identity import Provider
 from providers.images import ImageAsk
@@ -42,6 +43,7 @@ class ServerPainter:
     painter: Painter
     lease: KeyLease
     sessions: async_sessionmaker[AsyncSession] | None
+    key_use: KeyUse
 
     @property
     def route(self) -> tuple[str, str, str]:
@@ -49,6 +51,10 @@ class ServerPainter:
 
     async def draw(self, ask: ImageAsk) -> Drawing:
         drawing = await self.painter.draw(ask)
+        if drawing.image is not None:
+            self.key_use.used(self.lease.ref)  # to the back of the line: the next image takes another key
+        elif drawing.line == "chat.images.failed_key":
+            self.key_use.rested(self.lease.ref, None, datetime.now(UTC))
         if self.sessions is not None and (drawing.image is not None or drawing.line == "chat.images.failed_key"):
             now = datetime.now(UTC)
             async with self.sessions() as session, session.begin():
@@ -59,19 +65,32 @@ class ServerPainter:
         return drawing
 
 
-def server_painter(target: ImageTarget, facts_base_url: str | None, keys: list[StoredKey], vault: Vault,
+@dataclass(frozen=True)
+class ServerKeys:
+    """What a server's route takes its key from: the cached pool, the vault, and what this
+    process did with keys since (`KeyUse`, so images rotate through the pool)."""
+
+    stored: list[StoredKey]
+    vault: Vault
+    key_use: KeyUse
+
+
+def server_painter(target: ImageTarget, facts_base_url: str | None, keys: ServerKeys,
                    sessions: async_sessionmaker[AsyncSession] | None, allow_private: bool) -> ServerPainter | Refusal:
     """The painter for the server's route with its least recently used usable key, or the
     line saying why it cannot draw (no usable key, no custom endpoint)."""
     provider = Provider(target.provider)
     if provider is Provider.CUSTOM and not facts_base_url:
         return "commands.imagine.no_server_endpoint", {}
-    leases: list[KeyLease] = usable_leases(vault, keys, provider.value, datetime.now(UTC))
-    if provider is Provider.CUSTOM and not leases.configured:
+    now = datetime.now(UTC)
+    pool = usable_leases(keys.vault, keys.stored, provider.value, now)
+    if provider is Provider.CUSTOM and not pool.configured:
         leases = [KEYLESS_LEASE]  # the managers' own address with no custom key: as the text route
+    else:
+        leases = keys.key_use.usable(pool, now)
     if not leases:
         return "commands.imagine.no_server_key", {"provider": provider.value}
     base_url = facts_base_url if provider is Provider.CUSTOM else None
     painter = Painter(provider, target.model, base_url, [leases[0].secret], allow_private=allow_private,
                       source="server")
-    return ServerPainter(painter, leases[0], sessions)
+    return ServerPainter(painter, leases[0], sessions, keys.key_use)

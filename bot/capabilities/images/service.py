@@ -6,15 +6,16 @@ the member nothing."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from bot.capabilities.images.drawing import Drawing, Painter
-from bot.capabilities.images.server_route import Refusal, server_painter
+from bot.capabilities.images.server_route import Refusal, ServerKeys, server_painter
 from bot.capabilities.images.storage import count_server_image, give_back_image, take_image
+from bot.turn.key_use import KeyUse
 from bot.vault import Vault
 from providers.images import ImageAsk
 
@@ -51,6 +52,7 @@ class Images:
     per_day: int  # 0: no limit
     vault: Vault | None = None  # reads a server's keys for its own route
     allow_private: bool = False  # ALLOW_PRIVATE_ENDPOINTS, for a server's custom address
+    key_use: KeyUse = field(default_factory=KeyUse)  # servers' keys used here, for rotation
 
     @classmethod
     def of(cls, settings: Settings, sessions: async_sessionmaker[AsyncSession] | None,
@@ -66,8 +68,9 @@ class Images:
         if self.vault is None:
             return "commands.imagine.no_server_key", {"provider": target.provider}
         stored = server.facts.stored if server is not None else None
-        return server_painter(target, stored.base_url if stored is not None else None, list(server.keys),
-                              self.vault, self.sessions, self.allow_private)
+        keys = ServerKeys(list(server.keys), self.vault, self.key_use)
+        return server_painter(target, stored.base_url if stored is not None else None, keys, self.sessions,
+                              self.allow_private)
 
     def limit(self, server_limit: int | None) -> int | None:
         """The member's daily bound: the operator's and the server's, the lower (None: none)."""

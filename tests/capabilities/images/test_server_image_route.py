@@ -121,3 +121,22 @@ async def test_the_servers_custom_address_is_held_to_the_private_address_rule(
     outcome = [m.content for m in fake.bot_messages(ephemeral=True) if m.history and m.content != m.history[0]]
     assert outcome == [discord_text(fake, "chat.images.failed_refused")]
     assert image_provider.requests == [] and posted(fake) == []
+
+
+async def test_images_rotate_through_the_servers_keys(
+        fake_discord: FakeDiscord, bot_factory, image_provider: FakeImageProvider) -> None:
+    fake = fake_discord
+    bot = bot_factory(ALLOW_PRIVATE_ENDPOINTS="true")
+    other = "sk-server-image-0077"
+    async with running_bot(fake, bot) as run:
+        await server_endpoint_and_key(bot, fake, image_provider)
+        async with bot.sessions() as session, session.begin():
+            await repo.add_server_key(session, bot.vault, int(fake.guild_id), "custom", other)
+        image_provider.keys.add(other)
+        await model_image(run, fake, "set", opt("provider", "custom"), opt("model", "gpt-image-1"))
+        for count, prompt in enumerate(("a bay", "a cove", "a cape"), start=1):
+            await imagine(run, fake, prompt)
+            await finished(run, fake, count)
+    used = [seen.headers["Authorization"].removeprefix("Bearer ") for seen in image_provider.requests]
+    assert len(used) == 3 and used[0] != used[1] and used[2] == used[0]
+    assert set(used) == {SERVER_KEY, other}
