@@ -51,18 +51,25 @@ class ServerPainter:
 
     async def draw(self, ask: ImageAsk) -> Drawing:
         drawing = await self.painter.draw(ask)
-        if drawing.image is not None:
-            self.key_use.used(self.lease.ref)  # to the back of the line: the next image takes another key
-        elif drawing.line == "chat.images.failed_key":
-            self.key_use.rested(self.lease.ref, None, datetime.now(UTC))
-        if self.sessions is not None and (drawing.image is not None or drawing.line == "chat.images.failed_key"):
-            now = datetime.now(UTC)
-            async with self.sessions() as session, session.begin():
-                if drawing.image is not None:
-                    await record_key_success(session, self.lease.ref, now)
-                else:
-                    await record_key_failure(session, self.lease.ref, "image_key", now)
+        if drawing.image is not None or drawing.line == "chat.images.failed_key":
+            await self._remember(drawn=drawing.image is not None)
         return drawing
+
+    async def _remember(self, drawn: bool) -> None:
+        """The key's use: at the back of this process's line at once (the next image takes
+        another key), and its success or error in the database."""
+        ref, now = self.lease.ref, datetime.now(UTC)
+        if drawn:
+            self.key_use.used(ref)
+        else:
+            self.key_use.rested(ref, None, now)
+        if self.sessions is None:
+            return
+        async with self.sessions() as session, session.begin():
+            if drawn:
+                await record_key_success(session, ref, now)
+            else:
+                await record_key_failure(session, ref, "image_key", now)
 
 
 @dataclass(frozen=True)
