@@ -140,3 +140,23 @@ async def test_images_rotate_through_the_servers_keys(
     used = [seen.headers["Authorization"].removeprefix("Bearer ") for seen in image_provider.requests]
     assert len(used) == 3 and used[0] != used[1] and used[2] == used[0]
     assert set(used) == {SERVER_KEY, other}
+
+
+async def test_a_refused_server_key_is_the_keys_error_and_costs_the_member_nothing(
+        fake_discord: FakeDiscord, bot_factory, image_provider: FakeImageProvider, caplog) -> None:
+    fake = fake_discord
+    bot = bot_factory(ALLOW_PRIVATE_ENDPOINTS="true", IMAGES_PER_DAY="1")
+    async with running_bot(fake, bot) as run:
+        await server_endpoint_and_key(bot, fake, image_provider)
+        image_provider.keys.discard(SERVER_KEY)  # the provider no longer takes it
+        await model_image(run, fake, "set", opt("provider", "custom"), opt("model", "gpt-image-1"))
+        await imagine(run, fake, "a reef")
+        await finished(run, fake, 1)
+        image_provider.keys.add(SERVER_KEY)
+        await imagine(run, fake, "a reef")  # the day's one image was given back
+        await finished(run, fake, 2)
+        keys = await server_keys(bot)
+    outcome = [m.content for m in fake.bot_messages(ephemeral=True) if m.history and m.content != m.history[0]]
+    assert outcome == [discord_text(fake, "chat.images.failed_key"), discord_text(fake, "commands.imagine.done")]
+    assert (keys["0042"].errors, keys["0042"].successes) == (1, 1)
+    assert SERVER_KEY not in str(outcome) and SERVER_KEY not in caplog.text
