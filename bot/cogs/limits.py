@@ -10,9 +10,11 @@ from typing import TYPE_CHECKING
 import discord
 from discord import app_commands
 
+from bot.capabilities.images.usage import server_image_usage_lines
 from bot.cogs.base import MANAGE_SERVER, ConfigCog, ManagerGroup, require_manager, send, text
 from bot.edge.translator import localized, named
 from bot.repo.usage import (
+    MAX_IMAGES_PER_DAY,
     MAX_MESSAGES_PER_HOUR,
     MAX_SEARCHES_PER_DAY,
     MAX_TOKENS_PER_DAY,
@@ -30,8 +32,10 @@ TOP_MEMBERS = 10
 MessageLimit = app_commands.Range[int, 0, MAX_MESSAGES_PER_HOUR]
 TokenLimit = app_commands.Range[int, 0, MAX_TOKENS_PER_DAY]
 SearchLimit = app_commands.Range[int, 0, MAX_SEARCHES_PER_DAY]
+ImageLimit = app_commands.Range[int, 0, MAX_IMAGES_PER_DAY]
 BOUNDS = {"messages_per_hour": MAX_MESSAGES_PER_HOUR, "tokens_per_day": MAX_TOKENS_PER_DAY,
-          "server_tokens_per_day": MAX_TOKENS_PER_DAY, "searches_per_day": MAX_SEARCHES_PER_DAY}
+          "server_tokens_per_day": MAX_TOKENS_PER_DAY, "searches_per_day": MAX_SEARCHES_PER_DAY,
+          "images_per_day": MAX_IMAGES_PER_DAY}
 
 
 def today() -> date:
@@ -48,11 +52,13 @@ class LimitsCog(ConfigCog):
     async def set_limits(self, interaction: discord.Interaction, messages_per_hour: MessageLimit | None = None,
                          tokens_per_day: TokenLimit | None = None,
                          server_tokens_per_day: TokenLimit | None = None,
-                         searches_per_day: SearchLimit | None = None) -> None:
+                         searches_per_day: SearchLimit | None = None,
+                         images_per_day: ImageLimit | None = None) -> None:
         """A value out of its bound (only a client other than Discord's sends one) is
         refused naming the option and the bound; nothing is stored."""
         given = {"messages_per_hour": messages_per_hour, "tokens_per_day": tokens_per_day,
-                 "server_tokens_per_day": server_tokens_per_day, "searches_per_day": searches_per_day}
+                 "server_tokens_per_day": server_tokens_per_day, "searches_per_day": searches_per_day,
+                 "images_per_day": images_per_day}
         for option, value in given.items():
             if value is not None and not 0 <= value <= BOUNDS[option]:
                 await send(interaction, text(interaction, "commands.error.limit_out_of_range",
@@ -61,7 +67,7 @@ class LimitsCog(ConfigCog):
                 return
         async with self.bot.sessions() as session, session.begin():
             stored = await set_limits(session, interaction.guild_id, messages_per_hour, tokens_per_day,
-                                      server_tokens_per_day, searches_per_day)
+                                      server_tokens_per_day, searches_per_day, images_per_day)
         say = partial(text, interaction)
         await send(interaction, "\n".join([say("commands.reply.limits_saved"), *limit_lines(say, stored)]))
 
@@ -84,8 +90,9 @@ class LimitsCog(ConfigCog):
             members = await usage_by(session, day - timedelta(days=REPORT_DAYS - 1), guild_id=guild, by="user",
                                      limit=TOP_MEMBERS)
             prices = await prices_of(session, guild)
-        lines = usage_lines(partial(text, interaction), "commands.reply.usage_header", today_rows, month,
-                            members, prices)
+            say = partial(text, interaction)
+            images = await server_image_usage_lines(session, self.bot.settings, guild, day, REPORT_DAYS, say)
+        lines = usage_lines(say, "commands.reply.usage_header", today_rows, month, members, prices) + images
         await send(interaction, "\n".join(lines))
 
 

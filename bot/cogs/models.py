@@ -1,4 +1,5 @@
-"""`/model set|endpoint|check` and `/model fallback add|remove|list` (Manage Server)."""
+"""`/model set|endpoint|check`, `/model fallback add|remove|list` and `/model image set|clear`
+(Manage Server; the image route's commands live in `bot.capabilities.images.route_commands`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,11 @@ import discord
 from discord import app_commands
 
 from bot import repo
+from bot.capabilities.images.route_commands import (
+    IMAGE_PROVIDER_CHOICES,
+    clear_image_route,
+    set_image_route,
+)
 from bot.catalog.offer import offered, server_list_route, unlisted_lines
 from bot.check.command import check_server_route
 from bot.cogs.base import (
@@ -48,6 +54,10 @@ class ModelsCog(ConfigCog):
     )
     fallback = ManagerGroup(
         **named("commands.model.fallback"),
+        parent=model,
+    )
+    image = ManagerGroup(
+        **named("commands.model.image"),
         parent=model,
     )
 
@@ -147,6 +157,15 @@ class ModelsCog(ConfigCog):
         lines = [say("commands.reply.params_saved")] if changed else []
         models = [self.bot.access.capabilities(target) for target in route.chain]
         await send(interaction, "\n".join([*lines, *params_lines(say, stored), *unsent_lines(say, stored, models)]))
+
+    @localized(image.command, "commands.model.image.set")
+    @app_commands.choices(provider=IMAGE_PROVIDER_CHOICES)
+    async def image_set(self, interaction: discord.Interaction, provider: str, model: str) -> None:
+        await set_image_route(self.bot, interaction, provider, model)
+
+    @localized(image.command, "commands.model.image.clear")
+    async def image_clear(self, interaction: discord.Interaction) -> None:
+        await clear_image_route(self.bot, interaction)
 
     @localized(model.command, "commands.model.check")
     async def check_route(self, interaction: discord.Interaction) -> None:

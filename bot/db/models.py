@@ -359,6 +359,7 @@ class UsageLimits(Base):
     server_tokens_per_day: Mapped[int | None] = mapped_column(BigInteger)
     # Web searches one member may run per UTC day on the server's keys.
     searches_per_day: Mapped[int | None] = mapped_column(Integer)
+    images_per_day: Mapped[int | None] = mapped_column(Integer)  # per member, on any route (images)
 
 
 class GenerationParams(Base):

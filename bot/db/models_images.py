@@ -1,11 +1,11 @@
 """The images capability's table (`bot.capabilities.images.storage` reads and writes it):
-the images each member drew on each UTC day."""
+the images each member drew on each UTC day, each server's own image route, and the images drawn in each server per day."""
 
 from __future__ import annotations
 
 from datetime import date
 
-from sqlalchemy import BigInteger, Date, Integer
+from sqlalchemy import BigInteger, Date, ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from bot.db.base import Base
@@ -20,4 +20,32 @@ class ImageDay(Base):
 
     user_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     day: Mapped[date] = mapped_column(Date, primary_key=True)
+    images: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+
+
+class ServerImageRoute(Base):
+    """A server's own image route (`/model image set`): drawn on with the server's keys
+    for the provider, instead of the operator's `DEFAULT_IMAGE_*`."""
+
+    __tablename__ = "server_image_routes"
+
+    guild_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("servers.guild_id", ondelete="CASCADE"), primary_key=True, autoincrement=False)
+    provider: Mapped[str] = mapped_column(String(32))
+    model: Mapped[str] = mapped_column(String(200))
+
+
+class ServerImageDay(Base):
+    """Images drawn in one server on one UTC day, per route (provider, model) and whose keys
+    drew them (`source`: "server", its own route; "operator", `DEFAULT_IMAGE_*`), for the
+    server's `/usage`. Counted after an image came (one upsert)."""
+
+    __tablename__ = "server_image_days"
+
+    guild_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("servers.guild_id", ondelete="CASCADE"), primary_key=True, autoincrement=False)
+    day: Mapped[date] = mapped_column(Date, primary_key=True)
+    provider: Mapped[str] = mapped_column(String(32), primary_key=True)
+    model: Mapped[str] = mapped_column(String(200), primary_key=True)
+    source: Mapped[str] = mapped_column(String(16), primary_key=True)
     images: Mapped[int] = mapped_column(Integer, default=0, server_default="0")

@@ -39,6 +39,7 @@ from sqlalchemy.orm import Session
 
 from bot.capabilities.declarations import DECLARATIONS
 from bot.capabilities.declared import ServerValues, server_values
+from bot.capabilities.images.route_storage import ImageTarget, image_target_of
 from bot.capabilities.listening.storage import listen_channels, servers_listening
 from bot.capabilities.mcp_tools.storage import switches_of
 from bot.capabilities.memory.storage import (
@@ -91,6 +92,8 @@ class ServerConfig:
     # What its managers turned off (or on again) of the operator's MCP servers and their
     # tools: (server, tool or "") -> on (`bot.capabilities.mcp_tools`).
     mcp_switches: Mapping[tuple[str, str], bool] = field(default_factory=dict)
+    # Its own image route (`/model image set`), else None: the operator's.
+    image_route: ImageTarget | None = None
 
     def persona(self, channel_id: int) -> str | None:
         """The channel's persona, else the server's, else None."""
@@ -140,7 +143,8 @@ async def load_server(session: AsyncSession, settings: Settings, guild_id: int |
                         listen_channels=await listen_channels(session, guild_id),
                         settings=await read_server_values(session, DECLARATIONS, guild_id),
                         memory_facts=await server_facts_of(session, guild_id),
-                        mcp_switches=await switches_of(session, guild_id))
+                        mcp_switches=await switches_of(session, guild_id),
+                        image_route=await image_target_of(session, guild_id))
 
 
 class StampedSession(Session):

@@ -32,6 +32,7 @@ OPERATOR_BUCKET = 0
 MAX_MESSAGES_PER_HOUR = 1_000_000
 MAX_TOKENS_PER_DAY = 1_000_000_000
 MAX_SEARCHES_PER_DAY = 1_000_000
+MAX_IMAGES_PER_DAY = 1_000  # images one member may draw per UTC day on the server
 MAX_PRICE = 1_000_000.0
 COUNTERS = ("input_tokens", "output_tokens", "reasoning_tokens", "cached_input_tokens", "messages", "searches")
 
@@ -72,6 +73,7 @@ class Limits:
     tokens_per_day: int | None = None
     server_tokens_per_day: int | None = None
     searches_per_day: int | None = None
+    images_per_day: int | None = None
 
 
 @dataclass(frozen=True)
@@ -208,7 +210,8 @@ async def get_limits(session: AsyncSession, guild_id: int) -> Limits:
     row = await session.get(UsageLimits, guild_id)
     if row is None:
         return Limits()
-    return Limits(row.messages_per_hour, row.tokens_per_day, row.server_tokens_per_day, row.searches_per_day)
+    return Limits(row.messages_per_hour, row.tokens_per_day, row.server_tokens_per_day, row.searches_per_day,
+                  row.images_per_day)
 
 
 def _limit(value: int | None, current: int | None, bound: int) -> int | None:
@@ -223,13 +226,14 @@ def _limit(value: int | None, current: int | None, bound: int) -> int | None:
 @config_write("server", "guild_id")
 async def set_limits(session: AsyncSession, guild_id: int, messages_per_hour: int | None = None,
                      tokens_per_day: int | None = None, server_tokens_per_day: int | None = None,
-                     searches_per_day: int | None = None) -> Limits:
+                     searches_per_day: int | None = None, images_per_day: int | None = None) -> Limits:
     """Change the given limits (each checked before anything is written)."""
     old = await get_limits(session, guild_id)
     new = Limits(_limit(messages_per_hour, old.messages_per_hour, MAX_MESSAGES_PER_HOUR),
                  _limit(tokens_per_day, old.tokens_per_day, MAX_TOKENS_PER_DAY),
                  _limit(server_tokens_per_day, old.server_tokens_per_day, MAX_TOKENS_PER_DAY),
-                 _limit(searches_per_day, old.searches_per_day, MAX_SEARCHES_PER_DAY))
+                 _limit(searches_per_day, old.searches_per_day, MAX_SEARCHES_PER_DAY),
+                 _limit(images_per_day, old.images_per_day, MAX_IMAGES_PER_DAY))
     await ensure_server(session, guild_id)
     stmt = insert_for(session, UsageLimits).values(guild_id=guild_id, **new.__dict__)
     await session.execute(stmt.on_conflict_do_update(index_elements=["guild_id"], set_=new.__dict__))

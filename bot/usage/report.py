@@ -101,6 +101,8 @@ def limit_lines(say: Say, limits: Limits) -> list[str]:
              say("commands.reply.limit_server_tokens_per_day", value=shown(limits.server_tokens_per_day))]
     if limits.searches_per_day:  # only where web search is limited: most servers never search
         lines.append(say("commands.reply.limit_searches_per_day", value=shown(limits.searches_per_day)))
+    if limits.images_per_day:  # only where images are limited beyond the operator's bound
+        lines.append(say("commands.reply.limit_images_per_day", value=shown(limits.images_per_day)))
     return lines
 
 

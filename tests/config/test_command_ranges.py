@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.repo.usage import (
+    MAX_IMAGES_PER_DAY,
     MAX_MESSAGES_PER_HOUR,
     MAX_PRICE,
     MAX_SEARCHES_PER_DAY,
@@ -45,16 +46,18 @@ async def test_every_number_option_has_its_range_registered(fake_discord, bot_fa
     limits = {name.split()[-1]: option["max_value"] for name, option in options.items()
               if name.startswith("limits set ")}
     assert limits == {"messages_per_hour": MAX_MESSAGES_PER_HOUR, "tokens_per_day": MAX_TOKENS_PER_DAY,
-                      "server_tokens_per_day": MAX_TOKENS_PER_DAY, "searches_per_day": MAX_SEARCHES_PER_DAY}
+                      "server_tokens_per_day": MAX_TOKENS_PER_DAY, "searches_per_day": MAX_SEARCHES_PER_DAY,
+                      "images_per_day": MAX_IMAGES_PER_DAY}
     assert {option["max_value"] for name, option in options.items() if name.startswith("model price ")} == {MAX_PRICE}
 
 
 def test_the_command_reference_states_the_registered_ranges():
     limits = reference_row("/limits set")
     stated = dict(re.findall(r"`(\w+)`[^`]*? 0–([\d,]+)", limits))
-    for option in ("messages_per_hour", "searches_per_day", "server_tokens_per_day"):
+    for option in ("messages_per_hour", "searches_per_day", "server_tokens_per_day", "images_per_day"):
         assert option in stated, limits
     assert int(stated["messages_per_hour"].replace(",", "")) == MAX_MESSAGES_PER_HOUR
     assert int(stated["searches_per_day"].replace(",", "")) == MAX_SEARCHES_PER_DAY
     assert int(stated["server_tokens_per_day"].replace(",", "")) == MAX_TOKENS_PER_DAY
+    assert int(stated["images_per_day"].replace(",", "")) == MAX_IMAGES_PER_DAY
     assert f"each 0–{int(MAX_PRICE):,}" in reference_row("/model price")

@@ -1,5 +1,5 @@
-"""Images' seams: the `draw_image` tool offered to every answer when the operator named
-an image route, and, after the answer's text, what it drew: the prompt line under the
+"""Images' seams: the `draw_image` tool offered to every answer that has an image route
+(the server's own or the operator's), and, after the answer's text, what it drew: the prompt line under the
 answer and the image as a file below it."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ import logging
 from dataclasses import dataclass, field
 
 from bot.capabilities.images.posting import file_name, prompt_line
-from bot.capabilities.images.service import Images
+from bot.capabilities.images.service import DrawPlace, Images
 from bot.capabilities.images.settings import server_images
-from bot.capabilities.images.tool import Drawn, draw_image_tool_for
+from bot.capabilities.images.tool import DrawingFor, Drawn, draw_image_tool_for
 from bot.edge.sink import DiscordMessageSink
 from bot.question.seams import AnswerPart, Joining
 from bot.tools import ToolLoop
@@ -22,35 +22,37 @@ log = logging.getLogger(__name__)
 
 
 class ImageDrawing:
-    """Joins every answer while the operator's image route exists (read once, at the
-    first answer, from the bot's settings), where the server did not turn images off."""
+    """Joins every answer that has an image route (the server's own, else the operator's,
+    read from the bot's settings at the first answer), where the server did not turn
+    images off."""
 
     def __init__(self) -> None:
         self._images: Images | None = None
-        self._read = False
 
     def join(self, joining: Joining) -> AnswerPart | None:
-        if not self._read:
+        if self._images is None:
             services = joining.services
-            self._images, self._read = Images.of(services.settings, services.sessions), True
+            self._images = Images.of(services.settings, services.sessions, getattr(services.client, "vault", None))
         server = joining.question.config.server
-        allowed, server_limit = server_images(server.settings.by_capability["images"] if server else None)
-        if self._images is None or not allowed:
+        if not server_images(server.settings.by_capability["images"] if server else None):
             return None
-        return DrawingPart(joining, self._images, server_limit)
+        route = self._images.route_for(server)
+        if isinstance(route, tuple):  # no route here, or the server's has no usable key
+            return None
+        place = DrawPlace(route, server.facts.guild_id, server.limits.images_per_day) if server else DrawPlace(route)
+        return DrawingPart(joining, DrawingFor(self._images, place, joining.question.asker.id))
 
 
 @dataclass
 class DrawingPart(AnswerPart):
-    """One answer's drawing: the tool bound to its asker, and what it drew."""
+    """One answer's drawing: the tool bound to its asker and route, and what it drew."""
 
     joining: Joining
-    images: Images
-    server_limit: int | None
+    drawing_for: DrawingFor
     drawn: Drawn = field(default_factory=Drawn)
 
     def tools(self, loop: ToolLoop) -> ToolLoop:
-        tool = draw_image_tool_for(self.images, self.joining.question.asker.id, self.drawn, self.server_limit)
+        tool = draw_image_tool_for(self.drawing_for, self.drawn)
         return dataclasses.replace(loop, registry=loop.registry.adding(tool))
 
     async def after(self, ending: TurnEnding) -> None:

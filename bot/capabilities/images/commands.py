@@ -1,5 +1,5 @@
-"""`/imagine prompt [size] [image]`: an image drawn on the operator's image route and
-posted in the channel as a file, with the prompt used in a small line under it.
+"""`/imagine prompt [size] [image]`: an image drawn on the server's image route (else the
+operator's) and posted in the channel as a file, with the prompt used in a small line.
 
 Where the bot answers (the server's channel and member rules, ALLOW_DMS), for a member
 who may post files here themselves (the image speaks in the channel for them). The
@@ -26,7 +26,7 @@ from bot.capabilities.images.drawing import (
     prompt_refusal,
 )
 from bot.capabilities.images.posting import file_name, prompt_line
-from bot.capabilities.images.service import Images
+from bot.capabilities.images.service import DrawPlace, Images
 from bot.capabilities.images.settings import server_images
 from bot.cogs.base import reply, text
 from bot.edge.translator import localized, lstr
@@ -69,7 +69,7 @@ class ImagesCog(commands.Cog):
 
     def __init__(self, bot: LLMBot) -> None:
         self.bot = bot
-        self.images = Images.of(bot.settings, getattr(bot, "sessions", None))
+        self.images = Images.of(bot.settings, getattr(bot, "sessions", None), getattr(bot, "vault", None))
 
     @localized(app_commands.command, "commands.imagine",
                params={"prompt": "imagine_prompt", "size": "imagine_size", "image": "imagine_image"})
@@ -78,8 +78,12 @@ class ImagesCog(commands.Cog):
                       image: discord.Attachment | None = None) -> None:
         """Draw `prompt` (changing `image` when given) and post it here."""
         config = await read_config(getattr(self.bot, "config", None), interaction.guild_id, interaction.user.id)
-        values = config.server.settings.by_capability["images"] if config.server is not None else None
-        allowed, server_limit = server_images(values)
+        server = config.server
+        allowed = server_images(server.settings.by_capability["images"] if server is not None else None)
+        route = self.images.route_for(server)
+        if isinstance(route, tuple):  # no image route here, or the server's has no usable key
+            await reply(interaction, route[0], **route[1])
+            return
         refusal = self._refusal(interaction, config, allowed, prompt, size, image)
         if refusal is not None:
             key, params = refusal
@@ -87,7 +91,8 @@ class ImagesCog(commands.Cog):
             return
         await interaction.response.send_message(text(interaction, "commands.imagine.working"), ephemeral=True)
         try:
-            line = await self._drawn_and_posted(interaction, prompt, size, image, server_limit)
+            place = DrawPlace(route, interaction.guild_id, server.limits.images_per_day if server else None)
+            line = await self._drawn_and_posted(interaction, ImageAsk(prompt, size), image, place)
         except discord.HTTPException:
             log.warning("an image could not be posted", exc_info=True)
             line = text(interaction, "commands.imagine.not_posted")
@@ -97,17 +102,17 @@ class ImagesCog(commands.Cog):
         with contextlib.suppress(discord.HTTPException):  # an expired token leaves "Drawing…": harmless
             await interaction.edit_original_response(content=line)
 
-    async def _drawn_and_posted(self, interaction: discord.Interaction, prompt: str, size: str,
-                                image: discord.Attachment | None, server_limit: int | None) -> str:
-        """Draw, post the image here with its prompt line; the ephemeral outcome line."""
-        assert self.images is not None  # _refusal said so
+    async def _drawn_and_posted(self, interaction: discord.Interaction, asked: ImageAsk,
+                                image: discord.Attachment | None, place: DrawPlace) -> str:
+        """Draw at `place`, post the image here with its prompt line; the ephemeral outcome line."""
+        prompt, size = asked.prompt, asked.size
         try:
             source = await image.read() if image is not None else None
         except discord.HTTPException:
             return text(interaction, "commands.imagine.unreadable")
         ask = ImageAsk(prompt, size, source, image.filename if image else "image.png",
                        (image.content_type or "image/png").split(";")[0] if image else "image/png")
-        drawing = await self.images.draw_for(interaction.user.id, ask, server_limit)
+        drawing = await self.images.draw_for(interaction.user.id, ask, place)
         if drawing.image is None:
             return text(interaction, drawing.line or "chat.images.failed_failed", **drawing.params)
         await interaction.followup.send(prompt_line(prompt, interaction.locale),
@@ -116,10 +121,8 @@ class ImagesCog(commands.Cog):
         return text(interaction, "commands.imagine.done")
 
     def _refusal(self, interaction: discord.Interaction, config: ConfigSnapshot, allowed: bool, prompt: str,
-                 size: str, image: discord.Attachment | None) -> tuple[str, dict[str, int]] | None:
-        """The line refusing this /imagine, or None when it may draw."""
-        if self.images is None:
-            return "commands.imagine.no_route", {}
+                 size: str, image: discord.Attachment | None) -> tuple[str, dict[str, object]] | None:
+        """The line refusing this /imagine where it has a route, or None when it may draw."""
         server = config.server
         decision = decide(facts_of(interaction), server.controls if server is not None else None,
                           allow_dms=self.bot.settings.ALLOW_DMS)

@@ -1,4 +1,4 @@
-"""Drawing one image on the operator's route: the bounds every ask is held to (sizes,
+"""Drawing one image on an image route: the bounds every ask is held to (sizes,
 prompt length, the image to change), the key rotation, and the outcome as the member's
 line: an image, a safety note, or a failure naming its cause. Keys never reach a log."""
 
@@ -56,14 +56,16 @@ class Drawing:
 
 
 class Painter:
-    """The operator's image route (`DEFAULT_IMAGE_*`), its keys taken in turn."""
+    """One image route (the operator's `DEFAULT_IMAGE_*`, or a server's own), its keys
+    taken in turn."""
 
-    def __init__(self, settings: ImageEnvironment, allow_private: bool = True) -> None:
-        self.provider = Provider(settings.DEFAULT_IMAGE_PROVIDER or "openai")
-        self.model = settings.DEFAULT_IMAGE_MODEL or ""
-        self.base_url = settings.DEFAULT_IMAGE_BASE_URL
-        self._keys = itertools.cycle(settings.default_image_api_keys() or [""])
-        # The operator wrote the address, as for DEFAULT_TEXT_BASE_URL: private allowed.
+    def __init__(self, provider: Provider, model: str, base_url: str | None, keys: list[str],
+                 allow_private: bool = True, source: str = "operator") -> None:
+        self.provider, self.model, self.base_url = provider, model, base_url
+        self.source = source  # whose keys draw: "operator" (DEFAULT_IMAGE_*) or "server"
+        self._keys = itertools.cycle(keys or [""])
+        # The operator wrote its address (as for DEFAULT_TEXT_BASE_URL: private allowed); a
+        # server's custom address is held to ALLOW_PRIVATE_ENDPOINTS again at each request.
         self._policy = EndpointPolicy(allow_private=allow_private)
 
     @classmethod
@@ -71,7 +73,13 @@ class Painter:
         """The painter for the operator's route, or None when it names none."""
         if not (settings.DEFAULT_IMAGE_PROVIDER and settings.DEFAULT_IMAGE_MODEL):
             return None
-        return cls(settings)
+        return cls(Provider(settings.DEFAULT_IMAGE_PROVIDER), settings.DEFAULT_IMAGE_MODEL,
+                   settings.DEFAULT_IMAGE_BASE_URL, settings.default_image_api_keys())
+
+    @property
+    def route(self) -> tuple[str, str, str]:
+        """(provider, model, whose keys) as the server's image usage counts it."""
+        return self.provider.value, self.model, self.source
 
     def _route(self, key: str) -> ImageRoute:
         """The provider's route with `key`. The SDKs are imported at the first image, not

@@ -1,6 +1,7 @@
 """Each member's images per UTC day (`bot.db.models_images.ImageDay`): taken before an
 image is asked for, so two processes can never both draw past the limit, and given back
-when the route drew nothing (a refusal, a failure)."""
+when the route drew nothing (a refusal, a failure). And the images drawn in each server
+per day and route (`ServerImageDay`), counted once an image came, for its `/usage`."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from datetime import date
 from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.db.models_images import ImageDay
-from bot.repo.common import insert_for
+from bot.db.models_images import ImageDay, ServerImageDay
+from bot.repo.common import ensure_server, insert_for
 
 
 async def take_image(session: AsyncSession, user_id: int, day: date, limit: int | None) -> bool:
@@ -43,3 +44,25 @@ async def images_since(session: AsyncSession, user_id: int, first_day: date) -> 
     count = await session.scalar(select(func.sum(ImageDay.images)).where(
         ImageDay.user_id == user_id, ImageDay.day >= first_day))
     return int(count or 0)
+
+
+async def count_server_image(session: AsyncSession, guild_id: int, day: date, route: tuple[str, str, str]) -> None:
+    """One image drawn in the server on `day` on `route` (provider, model, source). One upsert."""
+    provider, model, source = route
+    await ensure_server(session, guild_id)
+    stmt = insert_for(session, ServerImageDay).values(guild_id=guild_id, day=day, provider=provider, model=model,
+                                                      source=source, images=1)
+    await session.execute(stmt.on_conflict_do_update(
+        index_elements=["guild_id", "day", "provider", "model", "source"],
+        set_={"images": ServerImageDay.images + 1}))
+
+
+async def server_images_since(session: AsyncSession, guild_id: int,
+                              first_day: date) -> dict[tuple[str, str, str], int]:
+    """Images drawn in the server from `first_day` on, by route (provider, model, source)."""
+    rows = await session.execute(select(
+        ServerImageDay.provider, ServerImageDay.model, ServerImageDay.source, func.sum(ServerImageDay.images),
+    ).where(ServerImageDay.guild_id == guild_id, ServerImageDay.day >= first_day).group_by(
+        ServerImageDay.provider, ServerImageDay.model, ServerImageDay.source).order_by(
+        ServerImageDay.provider, ServerImageDay.model, ServerImageDay.source))
+    return {(provider, model, source): int(count) for provider, model, source, count in rows}

@@ -1,13 +1,15 @@
 """The `draw_image` tool through the real bot: offered when an image route exists, the
 fake text provider asks for it, the image is drawn for the asker and posted under the
 answer with its prompt line; a safety refusal or the daily limit goes back to the model
-as the tool's error and nothing is posted."""
+as the tool's error and nothing is posted; a server's own route that cannot draw (no key)
+offers no tool, dropped from the cache when a manager sets it."""
 
 from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
 
+from bot.capabilities.images.route_storage import set_image_target
 from bot.capabilities.images.storage import take_image
 from tests.capabilities.images.conftest import image_route
 from tests.support.data_openai import chunk, openai_stream, tool_delta
@@ -90,3 +92,23 @@ async def test_the_daily_limit_is_the_tools_error(
     assert tool_result(server)["error"]["message"] == "Your images for today (1) are used up; more tomorrow (UTC)."
     assert image_provider.requests == []
 
+
+
+async def test_no_tool_is_offered_where_the_servers_own_route_has_no_key(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot,
+        image_provider: FakeImageProvider) -> None:
+    """The server's own route replaces the operator's there: without a key of its
+    provider nothing can be drawn, so the model is not offered the tool."""
+    fake, server = fake_discord, provider_server
+    server.enqueue(openai_stream("First."), openai_stream("Second."))
+    bot = turn_bot(**image_route(image_provider))
+    async with running_bot(fake, bot) as run:
+        await configure_server(bot, fake, server)
+        await ask(fake, "hello")
+        await run.wait_for(lambda: len(server.requests) == 1, timeout=10)
+        async with bot.sessions() as session, session.begin():
+            await set_image_target(session, int(fake.guild_id), "openai", "gpt-image-1")
+        await ask(fake, "hello again")
+        await run.wait_for(lambda: len(server.requests) == 2, timeout=10)
+    offered = [[tool["function"]["name"] for tool in request.json.get("tools", [])] for request in server.requests]
+    assert "draw_image" in offered[0] and "draw_image" not in offered[1]

@@ -1,7 +1,7 @@
-"""`/settings images` through the real bot: a manager turns images off (then /imagine is
-refused in one line and answers are offered no drawing tool) or sets the server's daily
-bound, the lower of it and the operator's applying; a member may not change it; out of
-bounds is one line; /status shows it."""
+"""`/settings images` and `/limits set images_per_day` through the real bot: a manager
+turns images off (then /imagine is refused in one line and answers are offered no drawing
+tool) or sets the server's daily bound in `/limits`, the lower of it and the operator's
+applying; a member may change neither; out of bounds is one line; /status shows it."""
 
 from __future__ import annotations
 
@@ -27,20 +27,26 @@ async def test_a_manager_sets_the_servers_bound_and_turns_images_off(
     fake = fake_discord
     bot = bot_factory(**image_route(image_provider, IMAGES_PER_DAY="5"))
     async with running_bot(fake, bot) as run:
-        one = await images(run, fake, opt("enabled", True), opt("images_per_day", 1))
-        too_many = await images(run, fake, opt("enabled", True), opt("images_per_day", 1001))
-        member = await images(run, fake, opt("enabled", False), permissions=SEND)
+        on = await images(run, fake, opt("enabled", True))
+        one = await command(run, fake, "limits", sub("set", opt("images_per_day", 1)))
+        too_many = await command(run, fake, "limits", sub("set", opt("images_per_day", 1001)))
+        member = await command(run, fake, "limits", sub("set", opt("images_per_day", 9)), permissions=SEND)
+        member_off = await images(run, fake, opt("enabled", False), permissions=SEND)
+        shown = await command(run, fake, "limits", sub("show"))
         status = await command(run, fake, "status")
         await imagine(run, fake, "a first lake")
         await imagine(run, fake, "a second lake")
         await finished(run, fake, 2)
         off = await images(run, fake, opt("enabled", False))
         refused = await imagine(run, fake, "a third lake")
-    assert one.content == discord_text(fake, "commands.reply.images_on", count=1)
-    assert one.content.startswith("Images are on: a member may draw up to 1 per day")
-    assert too_many.content == "Images per day must be between 0 and 1000. Nothing was stored."
+    assert on.content == discord_text(fake, "commands.reply.images_on")
+    assert "Images per member per day (UTC): 1" in one.content
+    assert too_many.content == discord_text(fake, "commands.error.limit_out_of_range", option="images_per_day",
+                                            limit="1,000")
     assert member.ephemeral and "Manage Server" in member.content
-    assert "Images: on, up to 1 per member per day" in status.content
+    assert member_off.ephemeral and "Manage Server" in member_off.content
+    assert "Images per member per day (UTC): 1" in shown.content
+    assert "Images: on." in status.content
     # The two ran at once: which one took the day's image is a race, that one did is not.
     lines = sorted(m.content for m in fake.bot_messages(ephemeral=True) if m.content.startswith(("Done", "Your images")))
     assert lines == ["Done: the image is posted in this channel.",
@@ -48,6 +54,22 @@ async def test_a_manager_sets_the_servers_bound_and_turns_images_off(
     assert off.content == discord_text(fake, "commands.reply.images_off")
     assert refused.content == discord_text(fake, "commands.imagine.off")
     assert len(posted(fake)) == 1 and len(image_provider.requests) == 1
+
+
+async def test_the_operators_bound_applies_where_it_is_lower_than_the_servers(
+        fake_discord: FakeDiscord, bot_factory, image_provider: FakeImageProvider) -> None:
+    fake = fake_discord
+    bot = bot_factory(**image_route(image_provider, IMAGES_PER_DAY="1"))
+    async with running_bot(fake, bot) as run:
+        await command(run, fake, "limits", sub("set", opt("images_per_day", 3)))
+        await imagine(run, fake, "a first hill")
+        await finished(run, fake, 1)
+        await imagine(run, fake, "a second hill")
+        await finished(run, fake, 2)
+    lines = [m.content for m in fake.bot_messages(ephemeral=True) if m.content.startswith(("Done", "Your images"))]
+    assert lines == ["Done: the image is posted in this channel.",
+                     "Your images for today (1) are used up; more tomorrow (UTC)."]
+    assert len(image_provider.requests) == 1
 
 
 async def test_with_images_off_answers_are_offered_no_drawing_tool(
