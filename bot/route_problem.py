@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from providers import Provider
+
 
 @dataclass(frozen=True)
 class EnvironmentRoute:
@@ -25,10 +27,10 @@ class EnvironmentRoute:
             missing = f"{name}_MODEL" if self.provider else f"{name}_PROVIDER"
             return (f"Invalid setting {missing}: {self.label} needs {name}_PROVIDER and "
                     f"{name}_MODEL together (or leave every {name}_* unset)")
-        if self.provider == "custom" and not self.base_url:
+        if self.provider == Provider.CUSTOM and not self.base_url:
             return (f"Invalid setting {name}_BASE_URL: {name}_PROVIDER=custom needs the "
                     "endpoint's address (e.g. http://127.0.0.1:8000/v1)")
-        if self.provider and self.provider != "custom" and not self.has_keys:
+        if self.provider and self.provider != Provider.CUSTOM and not self.has_keys:
             return (f"Invalid setting {name}_API_KEYS: {name}_PROVIDER={self.provider} needs at "
                     "least one key (only custom endpoints may go without)")
         return None
