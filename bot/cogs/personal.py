@@ -16,6 +16,7 @@ from discord import app_commands
 from bot import repo
 from bot.capabilities.images.usage import image_usage_line
 from bot.capabilities.reminders.commands import set_time_zone, time_zone_choices
+from bot.capabilities.voice.usage import voice_usage_line
 from bot.catalog.offer import offered, personal_list_route, unlisted_lines
 from bot.check.command import check_own_route
 from bot.cogs.base import RENAMED_TO, SCOPE_CHOICES, ConfigCog, renamed_note, reply, send, text
@@ -188,8 +189,9 @@ class PersonalCog(ConfigCog):
             month = await usage_by(session, day - timedelta(days=REPORT_DAYS - 1), user_id=interaction.user.id)
             drawn = await image_usage_line(session, self.bot.settings, interaction.user.id, day, REPORT_DAYS,
                                            partial(text, interaction))
+            heard = await voice_usage_line(session, interaction.user.id, day, REPORT_DAYS, partial(text, interaction))
         lines = usage_lines(partial(text, interaction), "commands.reply.personal_usage_header", today, month)
-        lines += [drawn] if drawn else []
+        lines += [line for line in (drawn, heard) if line]
         await send(interaction, "\n".join(lines))
 
     @localized(personal.command, "commands.personal.timezone")
