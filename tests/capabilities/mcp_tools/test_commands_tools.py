@@ -59,8 +59,9 @@ async def test_managers_turn_servers_and_tools_off_and_on(
         member = await command(run, fake, "tools", sub("disable", opt("server", "tiny")), permissions=NO_PERMISSIONS)
         assert member.content == t("commands.error.manage_server_required", "en")
     assert offered(server, 0) == set()
-    assert offered(server, 1) == {"tiny__lookup", "tiny__crash", "tiny__hang"}
-    assert offered(server, 2) == {"tiny__lookup", "tiny__write_note", "tiny__crash", "tiny__hang"}
+    assert offered(server, 1) == {"tiny__lookup", "tiny__environment_names", "tiny__crash", "tiny__hang"}
+    assert offered(server, 2) == {"tiny__lookup", "tiny__environment_names", "tiny__write_note", "tiny__crash",
+                                  "tiny__hang"}
 
 
 async def test_reload_is_the_owners_and_a_broken_file_changes_nothing(

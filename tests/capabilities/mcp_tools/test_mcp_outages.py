@@ -47,7 +47,7 @@ async def test_a_server_that_crashes_mid_answer_is_restarted(
     error = tool_result(server)["error"]
     assert error["type"] == "tool_error" and "unavailable right now" in error["message"]
     assert len(outage_lines(caplog, "is unavailable")) == 1
-    assert outage_lines(caplog, "back with") == ["MCP server tiny is back with 4 tools"]
+    assert outage_lines(caplog, "back with") == ["MCP server tiny is back with 5 tools"]
 
 
 async def test_a_server_that_never_starts_costs_answers_nothing(
