@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -26,6 +27,13 @@ class ToolError(Exception):
     """A failure the model should read (bad zone, bad notation); never holds secrets."""
 
 
+@functools.lru_cache(maxsize=256)
+def _spec(name: str, description: str, arguments: type[BaseModel]) -> ToolSpec:
+    """A tool's spec, built once: a capability binds the same tool to every answer it
+    joins, and its JSON schema costs about 0.13 ms to build."""
+    return ToolSpec(name=name, description=description, parameters=tool_parameters(arguments))
+
+
 @dataclass(frozen=True)
 class Tool:
     """One built-in tool; `run` gets validated arguments and the turn's context. `timeout`:
@@ -38,8 +46,7 @@ class Tool:
     timeout: float | None = None
 
     def spec(self) -> ToolSpec:
-        return ToolSpec(name=self.name, description=self.description,
-                        parameters=tool_parameters(self.arguments))
+        return _spec(self.name, self.description, self.arguments)
 
 
 class ToolRegistry:
