@@ -53,7 +53,7 @@ async def test_current_time_call_is_answered_and_the_model_answers_in_one_reply(
         await run.wait_for(lambda: delivered(fake, "Let me check. " + text))
     first, second = (r.json for r in server.requests)
     assert [tool["function"]["name"] for tool in first["tools"]] == [
-        "current_time", "roll_dice", "recent_channel_messages", "set_reminder"]
+        "current_time", "roll_dice", "recent_channel_messages"]
     assistant, tool = tool_messages(second)
     [call] = assistant["tool_calls"]
     assert call["id"] == "call_1" and call["function"]["name"] == "current_time"
@@ -87,7 +87,7 @@ async def test_truncated_call_is_refused_and_unknown_tool_names_the_available_on
     assert unknown["tool_call_id"] == "call_2"
     error = json.loads(unknown["content"])["error"]
     assert error["type"] == "unknown_tool"
-    assert error["available_tools"] == ["current_time", "roll_dice", "recent_channel_messages", "set_reminder"]
+    assert error["available_tools"] == ["current_time", "roll_dice", "recent_channel_messages"]
     assert [m.content for m in plain_answer_messages(fake)] == ["Sorry, I cannot tell."]
 
 
@@ -172,7 +172,7 @@ async def test_consecutive_tool_errors_end_an_anthropic_turn_with_a_notice(
     # list, so the turn ends with the notice instead of a request without tools.
     assert len(bodies) == 3 and all(body["tools"] for body in bodies)
     assert [tool["name"] for tool in bodies[0]["tools"]] == [
-        "current_time", "roll_dice", "recent_channel_messages", "set_reminder"]
+        "current_time", "roll_dice", "recent_channel_messages"]
     assert "$defs" not in json.dumps(bodies[0]["tools"])
     assistant, results = bodies[1]["messages"][-2:]
     assert assistant["role"] == "assistant"

@@ -1,7 +1,8 @@
 """Reminders: "remind me in an hour to stretch", by `/remind set` or by asking.
 
-Seams it fills (`bot.question.seams`, in `capability.py`): **join** — every answer of a
-bot with a database; **tools** — `set_reminder` (`tool.py`), bound to the answer's asker,
+Seams it fills (`bot.question.seams`, in `capability.py`): **join** — an answer whose
+question may ask for a reminder (`asking.py`: "remind", "alarm", "ping me", "リマインド"…),
+in a bot with a database; **tools** — `set_reminder` (`tool.py`), bound to the answer's asker,
 channel and server; **after** — the note line "reminder set for …" under the answer, so
 nothing is set silently.
 

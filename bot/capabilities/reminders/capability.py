@@ -1,12 +1,13 @@
-"""Reminders' seams: the `set_reminder` tool offered to every answer the bot has a
-database for, bound to its asker and channel, and the note line naming each reminder
-the answer set, so none is set silently."""
+"""Reminders' seams: the `set_reminder` tool offered to an answer whose question may ask
+for a reminder (`asking.py`; the bot has a database), bound to its asker and channel, and
+the note line naming each reminder the answer set, so none is set silently."""
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
 
+from bot.capabilities.reminders.asking import asks_for_reminder
 from bot.capabilities.reminders.setting import SetLog
 from bot.capabilities.reminders.storage import Target
 from bot.capabilities.reminders.tool import reminder_tool
@@ -20,12 +21,13 @@ SET_EVENT = "reminder_set"  # dispatched on the client: the scheduler wakes for 
 
 
 class Reminders:
-    """Joins every answer where reminders can be stored (a bot with a database)."""
+    """Joins an answer whose question may ask for a reminder, where reminders can be
+    stored (a bot with a database)."""
 
     def join(self, joining: Joining) -> AnswerPart | None:
-        if joining.services.sessions is None:
-            return None
         question = joining.question
+        if joining.services.sessions is None or not asks_for_reminder(question.prompt):
+            return None
         target = Target(question.asker_id, question.where.guild_id, question.where.channel_id, question.locale)
         return ReminderPart(joining, target)
 

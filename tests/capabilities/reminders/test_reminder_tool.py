@@ -73,3 +73,16 @@ async def test_a_refusal_is_the_tools_error_and_nothing_is_set(
     assert error["type"] == "tool_error" and error["message"].startswith("I could not read that time. Try: in 10")
     assert count == 0
     assert not any("reminder set" in line for line in answers(fake))
+
+
+async def test_a_question_that_asks_for_no_reminder_carries_no_reminder_tool(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot) -> None:
+    """Only a question that may ask for a reminder pays for the tool's schema."""
+    fake, server = fake_discord, provider_server
+    server.enqueue(openai_stream("Paris."))
+    bot = turn_bot()
+    async with running_bot(fake, bot) as run:
+        await configure_server(bot, fake, server)
+        await fake.send_user_message(f"<@{fake.bot_user['id']}> what is the capital of France?", mention_bot=True)
+        await run.wait_for(lambda: any(line.startswith("Paris.") for line in answers(fake)), timeout=10)
+    assert "set_reminder" not in [tool["function"]["name"] for tool in server.requests[0].json["tools"]]
