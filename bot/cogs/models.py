@@ -1,4 +1,4 @@
-"""`/model set|endpoint|check`, `/model fallback add|remove|list` and `/model image set|clear`
+"""`/model set|endpoint|check`, `/model fallback add|remove|list` and `/model image set|clear|price`
 (Manage Server; the image route's commands live in `bot.capabilities.images.route_commands`)."""
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from bot import repo
 from bot.capabilities.images.route_commands import (
     IMAGE_PROVIDER_CHOICES,
     clear_image_route,
+    price_image_route,
     set_image_route,
 )
 from bot.catalog.offer import offered, server_list_route, unlisted_lines
@@ -166,6 +167,12 @@ class ModelsCog(ConfigCog):
     @localized(image.command, "commands.model.image.clear")
     async def image_clear(self, interaction: discord.Interaction) -> None:
         await clear_image_route(self.bot, interaction)
+
+    @localized(image.command, "commands.model.image.price", params={"model": "image_price_model"})
+    async def image_price(self, interaction: discord.Interaction,
+                          per_image: app_commands.Range[float, 0.0, MAX_PRICE], model: str | None = None) -> None:
+        """Without `model`, the price is for the model of the server's own image route."""
+        await price_image_route(self.bot, interaction, per_image, model)
 
     @localized(model.command, "commands.model.check")
     async def check_route(self, interaction: discord.Interaction) -> None:

@@ -1,18 +1,19 @@
 """The images capability's table (`bot.capabilities.images.storage` reads and writes it):
-the images each member drew on each UTC day, each server's own image route, and the images drawn in each server per day."""
+the images each member drew on each UTC day, each server's own image route, the images drawn
+in each server per day, and what a server pays per image of a model on its own route."""
 
 from __future__ import annotations
 
 from datetime import date
 
-from sqlalchemy import BigInteger, Date, ForeignKey, Integer, String
+from sqlalchemy import BigInteger, Date, Float, ForeignKey, Integer, String
 from sqlalchemy.orm import Mapped, mapped_column
 
 from bot.db.base import Base
 
 
 class ImageDay(Base):
-    """Images one member drew on the operator's image route on one UTC day: a bucket like
+    """Images one member drew on one UTC day, on any route and in any server: a bucket like
     `SearchDay`, taken before the image is asked for (one atomic upsert that adds one only
     while under the limit) and given back when no image came."""
 
@@ -49,3 +50,16 @@ class ServerImageDay(Base):
     model: Mapped[str] = mapped_column(String(200), primary_key=True)
     source: Mapped[str] = mapped_column(String(16), primary_key=True)
     images: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+
+
+class ServerImagePrice(Base):
+    """What a server pays per image of one model drawn on its own route (`/model image
+    price`), for its `/usage`. Kept by model, not with the route, so images drawn before the
+    route changed keep their price."""
+
+    __tablename__ = "server_image_prices"
+
+    guild_id: Mapped[int] = mapped_column(
+        BigInteger, ForeignKey("servers.guild_id", ondelete="CASCADE"), primary_key=True, autoincrement=False)
+    model: Mapped[str] = mapped_column(String(200), primary_key=True)
+    per_image: Mapped[float] = mapped_column(Float)

@@ -47,7 +47,7 @@ def write_functions() -> dict[str, Callable[..., Awaitable[Any]]]:
     found = {}
     modules = [f"bot.repo.{info.name}" for info in pkgutil.iter_modules(bot.repo.__path__)]
     modules += [info.name for info in pkgutil.walk_packages(bot.capabilities.__path__, "bot.capabilities.")
-                if info.name.endswith(".storage")]
+                if info.name.rsplit(".", 1)[-1].endswith("storage")]
     for name in modules:
         module = importlib.import_module(name)
         for name, fn in inspect.getmembers(module, inspect.iscoroutinefunction):
@@ -109,6 +109,9 @@ def calls(vault: Vault) -> dict[str, Callable[[Any], Awaitable[Any]]]:
         "add_server_fact": lambda s: storage("memory").add_server_fact(s, GUILD, "We open at 9.", ALICE),
         "remove_server_fact": lambda s: storage("memory").remove_server_fact(s, GUILD, 1),
         "set_switch": lambda s: storage("mcp_tools").set_switch(s, GUILD, "tiny", "", False),
+        "set_image_target": lambda s: image_routes().set_image_target(s, GUILD, "openai", "gpt-image-1"),
+        "clear_image_target": lambda s: image_routes().clear_image_target(s, GUILD),
+        "set_image_price": lambda s: image_routes().set_image_price(s, GUILD, "gpt-image-1", 0.04),
     }
 
 
@@ -118,6 +121,10 @@ def _module(name: str) -> Any:
 
 def storage(capability: str) -> Any:
     return importlib.import_module(f"bot.capabilities.{capability}.storage")
+
+
+def image_routes() -> Any:
+    return importlib.import_module("bot.capabilities.images.route_storage")
 
 
 async def _stamp(session, scope: str, scope_id: int) -> int:

@@ -38,7 +38,7 @@ def group(name: str, *subcommands: dict[str, Any]) -> dict[str, Any]:
 
 
 def opt(name: str, value: Any) -> dict[str, Any]:
-    kind = 5 if isinstance(value, bool) else 4 if isinstance(value, int) else 3
+    kind = 5 if isinstance(value, bool) else 4 if isinstance(value, int) else 10 if isinstance(value, float) else 3
     return {"type": kind, "name": name, "value": value}
 
 
