@@ -120,6 +120,10 @@ class Delivery(Protocol):
     def channel(self) -> discord.abc.Messageable:
         """Where the answer streams (no thread is opened for it)."""
 
+    @property
+    def interaction(self) -> discord.Interaction:
+        """The command: its follow-ups reach the asker alone (a tool's approval prompt)."""
+
     async def tell(self, text: str) -> None:
         """One line to the asker alone (a refusal)."""
 

@@ -202,7 +202,8 @@ class Answering:
     def _tools(self, question: Question, admitted: Admitted) -> ToolLoop:
         """The bot's tools, with what the capabilities add (web search's tool); they see
         the question's channel as far as the asker may."""
-        tools = ToolLoop(self.services.tools, ToolContext(question.message.channel, question.asker))
+        command = question.delivery.interaction if question.delivery is not None else None
+        tools = ToolLoop(self.services.tools, ToolContext(question.message.channel, question.asker, command))
         for part in admitted.parts:
             tools = part.tools(tools)
         return tools

@@ -21,6 +21,7 @@ class ToolContext:
 
     channel: Any = None  # a discord.py messageable (None outside Discord)
     asker: Any = None  # the discord.py Member (or User in DMs) who asked
+    interaction: Any = None  # the slash command that asked, if one did: it can answer the asker alone
 
 
 class ToolError(Exception):

@@ -1,14 +1,18 @@
-"""Allow / Deny: the asker decides whether a server tool that may change something runs.
+"""Allow / Deny: the asker decides, in a prompt only they see, whether a server tool that
+may change something runs.
 
-Discord makes a message ephemeral only as the response to an interaction. A question
-asked by a mention or a reply has none, so this prompt cannot be ephemeral: it is a
-normal message in the answer's channel that mentions the asker (and no one else), and
-only the asker's press counts; anyone else who presses reads an ephemeral refusal and
-nothing changes. The prompt names the tool, its server and its arguments (a bounded code
-block) and keeps its buttons for APPROVAL_SECONDS; once decided or expired it is edited to
-one line saying what happened, without the arguments or the buttons. A plain discord.py
-view kept in this process: after a restart its buttons answer nothing (the answer that
-asked is gone too).
+Discord shows a message to one member only as the response to an interaction. So where
+the question came by a slash command (the catch-up) the prompt is an ephemeral follow-up
+of it; in a DM it is a message there (only the asker reads it). A question asked by a
+mention, a reply or in a listen channel has no interaction: the channel gets a notice
+that mentions the asker (and no one else), names the tool and its server, and has one
+**Review** button. The asker's press is the interaction: its response is the ephemeral
+prompt with the arguments (a bounded code block) and Allow / Deny. Anyone else's press
+reads an ephemeral refusal and nothing changes. The first Allow or Deny decides; after it,
+APPROVAL_SECONDS without one, or the answer stopped, every message of the call becomes
+one line saying what happened, without the arguments or the buttons. Plain discord.py
+views kept in this process: after a restart their buttons answer nothing (the answer
+that asked is gone too).
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import discord
@@ -30,94 +36,168 @@ log = logging.getLogger(__name__)
 APPROVAL_SECONDS = 60.0
 MAX_SHOWN_ARGUMENTS = 1_200
 Decision = Literal["allowed", "denied", "expired", "stopped", "unasked"]
-# An outcome without a press -> what the prompt then says (literal keys: the catalog check reads them).
-UNPRESSED = {"expired": "chat.mcp.expired", "stopped": "chat.mcp.stopped"}
+# An outcome -> what the call's messages then say (literal keys: the catalog check reads them).
+OUTCOMES = {"allowed": "chat.mcp.allowed", "denied": "chat.mcp.denied", "expired": "chat.mcp.expired",
+            "stopped": "chat.mcp.stopped"}
+Edit = Callable[[str], Awaitable[Any]]
 
 
-class Approval(discord.ui.View):
-    """Allow and Deny for one call; `allowed` None until the asker presses."""
+@dataclass
+class AskedCall:
+    """One call awaiting the asker: what the prompts name, the first press's verdict, and
+    how to turn each message of the call into its last line."""
 
-    def __init__(self, asker_id: int, locale: str | None, seconds: float = APPROVAL_SECONDS) -> None:
-        super().__init__(timeout=seconds)
-        self.asker_id = asker_id
-        self.locale = locale
-        self.allowed: bool | None = None
-        self.named: dict[str, str] = {}  # the tool and its server, as the prompt names them
-        for key, style, allowed in (("chat.mcp.button_allow", discord.ButtonStyle.success, True),
-                                    ("chat.mcp.button_deny", discord.ButtonStyle.danger, False)):
-            button: discord.ui.Button[Approval] = discord.ui.Button(label=t(key, locale), style=style)
-            button.callback = self._pressed(allowed)  # type: ignore[method-assign]
-            self.add_item(button)
+    asker_id: int
+    locale: str | None
+    named: dict[str, str]  # the tool and its server, as the messages name them
+    arguments: dict[str, Any]
+    deadline: float  # on the event loop's clock
+    verdict: asyncio.Future[bool] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+    # Each message still showing buttons, by its view, and how to edit it.
+    open_edits: dict[discord.ui.View, Edit] = field(default_factory=dict)
+
+    def seconds_left(self) -> float:
+        return max(self.deadline - asyncio.get_running_loop().time(), 0.0)
+
+    def prompt(self) -> str:
+        """The private prompt: the tool, its server, the time left, the arguments."""
+        body = t("chat.mcp.ask", self.locale, seconds=int(self.seconds_left()), **self.named)
+        return f"{body}\n{code_block(self.arguments)}"
+
+    def decided(self, outcome: Decision) -> str:
+        """The one line every message of the call becomes."""
+        return t("chat.mcp.decided", self.locale, outcome=t(OUTCOMES[outcome], self.locale), **self.named)
+
+
+
+class AskerOnly(discord.ui.View):
+    """A view only the asker may press; anyone else reads a line only they see."""
+
+    def __init__(self, call: AskedCall) -> None:
+        super().__init__(timeout=call.seconds_left() or 0.01)
+        self.call = call
 
     async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
-        if interaction.user.id == self.asker_id:
+        if interaction.user.id == self.call.asker_id:
             return True
         await reply(interaction, "commands.error.mcp_not_yours")
         return False
 
-    def _pressed(self, allowed: bool) -> Any:
-        async def pressed(interaction: discord.Interaction) -> None:
-            if self.allowed is not None:
-                return
-            self.allowed = allowed
-            self.stop()
-            await interaction.response.edit_message(
-                content=self.decided("chat.mcp.allowed" if allowed else "chat.mcp.denied"), view=None)
-        return pressed
-
-    def decided(self, outcome: str) -> str:
-        """The one line the prompt becomes: the tool, its server, what happened."""
-        return t("chat.mcp.decided", self.locale, outcome=t(outcome, self.locale), **self.named)
+    def button(self, key: str, style: discord.ButtonStyle, pressed: Callable[[discord.Interaction], Awaitable[None]]) -> None:
+        made: discord.ui.Button[AskerOnly] = discord.ui.Button(label=t(key, self.call.locale), style=style)
+        made.callback = pressed  # type: ignore[method-assign]
+        self.add_item(made)
 
     async def on_error(self, interaction: discord.Interaction, error: Exception, item: discord.ui.Item[Any], /) -> None:
         log.error("a tool approval press failed with %s", type(error).__name__, exc_info=error)
 
 
+class Approval(AskerOnly):
+    """Allow and Deny on one prompt; the first press of any prompt of the call decides."""
+
+    def __init__(self, call: AskedCall) -> None:
+        super().__init__(call)
+        self.button("chat.mcp.button_allow", discord.ButtonStyle.success, self._pressed(True))
+        self.button("chat.mcp.button_deny", discord.ButtonStyle.danger, self._pressed(False))
+
+    def _pressed(self, allowed: bool) -> Callable[[discord.Interaction], Awaitable[None]]:
+        async def pressed(interaction: discord.Interaction) -> None:
+            verdict = self.call.verdict
+            if verdict.cancelled():  # the deadline passed or the answer stopped
+                await reply(interaction, "commands.error.mcp_decided")
+                return
+            if not verdict.done():
+                verdict.set_result(allowed)
+            self.call.open_edits.pop(self, None)  # this response edits it
+            self.stop()
+            outcome: Decision = "allowed" if verdict.result() else "denied"
+            await interaction.response.edit_message(content=self.call.decided(outcome), view=None)
+        return pressed
+
+
+class Review(AskerOnly):
+    """The channel's notice: its one button answers the asker with the private prompt."""
+
+    def __init__(self, call: AskedCall) -> None:
+        super().__init__(call)
+        self.button("chat.mcp.button_review", discord.ButtonStyle.primary, self._review)
+
+    async def _review(self, interaction: discord.Interaction) -> None:
+        call = self.call
+        if call.verdict.done():
+            await reply(interaction, "commands.error.mcp_decided")
+            return
+        prompt = Approval(call)
+        await interaction.response.send_message(call.prompt(), view=prompt, ephemeral=True,
+                                                allowed_mentions=discord.AllowedMentions.none())
+        call.open_edits[prompt] = lambda line: interaction.edit_original_response(content=line, view=None)
+
+
 async def ask_asker(context: ToolContext, locale: str | None, server: str, tool: str,
                     arguments: dict[str, Any], seconds: float = APPROVAL_SECONDS,
                     stop: Interrupt | None = None) -> Decision:
-    """Post the prompt in the answer's channel and wait for the asker's press (or the
+    """Ask the asker where only they see the arguments, and wait for their press (or the
     answer's `stop`: /stop, a restart)."""
-    channel, asker = context.channel, context.asker
-    if channel is None or asker is None:
+    if context.channel is None or context.asker is None:
         return "unasked"
     if stop is not None and stop.is_set():
         return "stopped"
-    view = Approval(asker.id, locale, seconds)
-    view.named = {"tool": shown_name(tool), "server": shown_name(server)}
-    body = t("chat.mcp.ask", locale, asker=asker.mention, seconds=int(seconds), **view.named)
+    call = AskedCall(context.asker.id, locale, {"tool": shown_name(tool), "server": shown_name(server)},
+                     arguments, asyncio.get_running_loop().time() + seconds)
     try:
-        message = await channel.send(f"{body}\n{code_block(arguments)}", view=view,
-                                     allowed_mentions=discord.AllowedMentions(everyone=False, roles=False,
-                                                                              users=[asker]))
+        await _first_message(context, call)
     except discord.HTTPException as exc:
         log.warning("a tool approval prompt could not be posted (%s): the tool does not run", type(exc).__name__)
         return "unasked"
-    outcome = await _pressed_or_stopped(view, stop)
-    if outcome in ("expired", "stopped"):
-        view.stop()
-        try:
-            await message.edit(content=view.decided(UNPRESSED[outcome]), view=None)
-        except discord.HTTPException as exc:
-            log.info("a tool approval prompt was not updated (%s)", type(exc).__name__)
+    outcome = await _decided_or_stopped(call, stop)
+    await _close(call, outcome)
     return outcome
 
 
-async def _pressed_or_stopped(view: Approval, stop: Interrupt | None) -> Decision:
-    """Whichever comes first: a press, the view's timeout, the answer stopped."""
-    pressed = asyncio.ensure_future(view.wait())
+async def _first_message(context: ToolContext, call: AskedCall) -> None:
+    """The command's ephemeral follow-up, the DM's prompt, or the channel's notice."""
+    view: discord.ui.View
+    if context.interaction is not None:
+        view = Approval(call)
+        sent = await context.interaction.followup.send(call.prompt(), view=view, ephemeral=True, wait=True,
+                                                       allowed_mentions=discord.AllowedMentions.none())
+    elif isinstance(context.channel, discord.DMChannel):
+        view = Approval(call)
+        sent = await context.channel.send(call.prompt(), view=view)
+    else:
+        view = Review(call)
+        notice = t("chat.mcp.notice", call.locale, asker=context.asker.mention, seconds=int(call.seconds_left()),
+                   **call.named)
+        only_asker = discord.AllowedMentions(everyone=False, roles=False, users=[context.asker])
+        sent = await context.channel.send(notice, view=view, allowed_mentions=only_asker)
+    call.open_edits[view] = lambda line: sent.edit(content=line, view=None)
+
+
+async def _decided_or_stopped(call: AskedCall, stop: Interrupt | None) -> Decision:
+    """Whichever comes first: a press, the deadline, the answer stopped."""
     stopped = asyncio.ensure_future(stop.wait()) if stop is not None else None
     try:
-        await asyncio.wait({pressed} | ({stopped} if stopped else set()), return_when=asyncio.FIRST_COMPLETED)
+        await asyncio.wait({call.verdict} | ({stopped} if stopped else set()), timeout=call.seconds_left(),
+                           return_when=asyncio.FIRST_COMPLETED)
     finally:
-        for waiting in (pressed, stopped):
-            if waiting is not None and not waiting.done():
-                waiting.cancel()
-    if not pressed.done() or pressed.cancelled():
-        return "stopped"
-    if pressed.result():  # True: timed out with no press
-        return "expired"
-    return "allowed" if view.allowed else "denied"
+        if stopped is not None and not stopped.done():
+            stopped.cancel()
+    if call.verdict.done():
+        return "allowed" if call.verdict.result() else "denied"
+    call.verdict.cancel()  # a press from now on is answered as decided
+    return "stopped" if stopped is not None and stopped.done() else "expired"
+
+
+async def _close(call: AskedCall, outcome: Decision) -> None:
+    """Every message of the call becomes its last line (the pressed prompt already has);
+    one that cannot be edited (deleted, its token expired) is left."""
+    line = call.decided(outcome)
+    for view, edit in list(call.open_edits.items()):
+        view.stop()
+        try:
+            await edit(line)
+        except discord.HTTPException as exc:
+            log.info("a tool approval message was not updated (%s)", type(exc).__name__)
 
 
 def shown_name(name: str) -> str:

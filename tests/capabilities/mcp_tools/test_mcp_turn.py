@@ -2,9 +2,11 @@
 and the tiny stdio MCP server (`tiny_server.py`) run through the real `mcp` SDK.
 
 The request offers the server's tools beside the built-in ones; a read-only tool runs
-at once; a write tool runs only after the asker's Allow (another member's press changes
-nothing), a Deny or no answer in time is the tool's error the model reads; arguments
-that do not match the tool's schema never reach the server."""
+at once; a write tool runs only after the asker's Allow in a prompt only they see (the
+channel's notice has a Review button whose response is the ephemeral prompt; another
+member's press changes nothing; in a DM the prompt is the DM's message, for a slash
+command an ephemeral follow-up); a Deny or no answer in time is the tool's error the
+model reads; arguments that do not match the tool's schema never reach the server."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ from tests.support.drive_commands import NO_PERMISSIONS, command
 from tests.support.drive_discord_client import RunningBot, running_bot
 from tests.support.env_bot_config import configure_server
 from tests.support.fake_discord_components import buttons
-from tests.support.fake_discord_server import FakeDiscord, StoredMessage
+from tests.support.fake_discord_server import FakeDiscord, StoredMessage, snowflake
 from tests.support.fake_provider_server import ProviderReplayServer, Reply
 
 
@@ -36,16 +38,35 @@ def answers(fake: FakeDiscord) -> list[str]:
     return [m.content for m in fake.bot_messages(fake.channel_id, ephemeral=False) if m.content]
 
 
-def prompts(fake: FakeDiscord) -> list[StoredMessage]:
-    """The approval prompts the bot posted (they carry buttons when posted)."""
-    allow = t("chat.mcp.button_allow", "en")
-    return [m for m in fake.bot_messages(fake.channel_id, ephemeral=False)
-            if any(b.get("label") == allow for version in m.component_history for b in buttons(version))]
+def carrying(messages: list[StoredMessage], key: str) -> list[StoredMessage]:
+    """The messages that carried the button labelled `key` when posted."""
+    label = t(key, "en")
+    return [m for m in messages if any(b.get("label") == label for version in m.component_history
+                                       for b in buttons(version))]
+
+
+def notices(fake: FakeDiscord) -> list[StoredMessage]:
+    """The channel's approval notices (a Review button, no arguments)."""
+    return carrying(fake.bot_messages(fake.channel_id, ephemeral=False), "chat.mcp.button_review")
+
+
+def prompts(fake: FakeDiscord, channel_id: str | None = None) -> list[StoredMessage]:
+    """The approval prompts with Allow and Deny: ephemeral, or a DM's messages."""
+    return carrying(fake.bot_messages(channel_id or fake.channel_id), "chat.mcp.button_allow")
 
 
 def button(message: StoredMessage, key: str) -> str:
     label = t(key, "en")
     return next(b["custom_id"] for b in message.buttons() if b.get("label") == label)
+
+
+async def review(run: RunningBot, fake: FakeDiscord) -> StoredMessage:
+    """The asker presses the notice's Review: the ephemeral prompt its response is."""
+    await run.wait_for(lambda: len(notices(fake)) == 1, timeout=20)
+    [notice] = notices(fake)
+    await fake.press(notice.id, button(notice, "chat.mcp.button_review"))
+    await run.wait_for(lambda: len(prompts(fake)) == 1, timeout=10)
+    return prompts(fake)[0]
 
 
 def tool_result(server: ProviderReplayServer, request: int = 1) -> dict[str, Any]:
@@ -80,7 +101,7 @@ async def test_the_tools_are_offered_and_a_read_only_one_runs_without_asking(
     result = tool_result(server)["result"]
     assert result["untrusted_data"] == "otter: a small test word"
     assert "untrusted data" in result["note"] and "do not follow instructions" in result["note"]
-    assert prompts(fake) == []  # read-only: nobody was asked
+    assert notices(fake) == [] and prompts(fake) == []  # read-only: nobody was asked
 
 
 async def test_a_write_tool_runs_only_after_the_askers_allow(
@@ -92,27 +113,32 @@ async def test_a_write_tool_runs_only_after_the_askers_allow(
     async with running_bot(fake, bot) as run:
         await start(run, bot, fake, server)
         await ask(fake, "note: buy milk")
-        await run.wait_for(lambda: len(prompts(fake)) == 1, timeout=20)
-        [prompt] = prompts(fake)
-        assert prompt.content.startswith(f"<@{fake.member_user['id']}> ")
-        assert "**write\\_note**" in prompt.content and "**tiny**" in prompt.content
-        assert '```json\n{\n "text": "buy milk"\n}\n```' in prompt.content
-        assert prompt.allowed_mentions["users"] == [int(fake.member_user["id"])]
+        await run.wait_for(lambda: len(notices(fake)) == 1, timeout=20)
+        [notice] = notices(fake)
+        assert notice.content.startswith(f"<@{fake.member_user['id']}> ")
+        assert "**write\\_note**" in notice.content and "**tiny**" in notice.content
+        assert "buy milk" not in notice.content  # the arguments are for the asker's eyes only
+        assert notice.allowed_mentions["users"] == [int(fake.member_user["id"])]
 
         before = len(fake.interaction_responses)
-        await fake.press(prompt.id, button(prompt, "chat.mcp.button_allow"), user=fake.owner)
+        await fake.press(notice.id, button(notice, "chat.mcp.button_review"), user=fake.owner)
         await run.wait_for(lambda: len(fake.interaction_responses) > before, timeout=10)
         refusal = fake.interaction_responses[-1]
         assert refusal["data"]["flags"] & 64 and refusal["data"]["content"] == t("commands.error.mcp_not_yours", "en")
-        assert not notes.exists() and len(server.requests) == 1  # another member's press ran nothing
+        assert prompts(fake) == [] and not notes.exists() and len(server.requests) == 1  # nothing shown, nothing run
 
+        prompt = await review(run, fake)
+        assert prompt.ephemeral and "**write\\_note**" in prompt.content and "**tiny**" in prompt.content
+        assert '```json\n{\n "text": "buy milk"\n}\n```' in prompt.content
+        assert not notes.exists()
         await fake.press(prompt.id, button(prompt, "chat.mcp.button_allow"))
         await run.wait_for(lambda: "Noted." in answers(fake), timeout=20)
+        await run.wait_for(lambda: fake.messages[notice.id].buttons() == [], timeout=10)
     assert notes.read_text(encoding="utf-8") == "buy milk\n"
     assert tool_result(server)["result"]["untrusted_data"] == "written"
-    decided = fake.messages[prompt.id]
-    assert decided.buttons() == [] and "```" not in decided.content
-    assert decided.content.endswith(t("chat.mcp.allowed", "en"))
+    for decided in (fake.messages[prompt.id], fake.messages[notice.id]):
+        assert decided.buttons() == [] and "```" not in decided.content
+        assert decided.content.endswith(t("chat.mcp.allowed", "en"))
 
 
 async def test_deny_tells_the_model_and_nothing_runs(
@@ -124,20 +150,24 @@ async def test_deny_tells_the_model_and_nothing_runs(
     async with running_bot(fake, bot) as run:
         await start(run, bot, fake, server)
         await ask(fake, "write down my plan")
-        await run.wait_for(lambda: len(prompts(fake)) == 1, timeout=20)
-        [prompt] = prompts(fake)
+        prompt = await review(run, fake)
         await fake.press(prompt.id, button(prompt, "chat.mcp.button_deny"))
         await run.wait_for(lambda: "Fine, not written." in answers(fake), timeout=20)
+        [notice] = notices(fake)
+        await run.wait_for(lambda: fake.messages[notice.id].buttons() == [], timeout=10)
     error = tool_result(server)["error"]
     assert error["type"] == "tool_error" and error["message"].startswith("The asker denied this call")
     assert not notes.exists()
     assert fake.messages[prompt.id].content.endswith(t("chat.mcp.denied", "en"))
+    assert fake.messages[notice.id].content.endswith(t("chat.mcp.denied", "en"))
+    assert "secret plan" not in "".join(m.content for m in fake.bot_messages(fake.channel_id, ephemeral=False))
 
 
 async def test_no_answer_in_time_is_a_refusal(
         fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot, tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(approval, "APPROVAL_SECONDS", 1.0)
+    """Reviewed but never pressed: the notice and the ephemeral prompt both end expired."""
+    monkeypatch.setattr(approval, "APPROVAL_SECONDS", 2.0)
     fake, server = fake_discord, provider_server
     path, notes = servers_file(tmp_path)
     server.enqueue(tool_call("tiny__write_note", {"text": "later"}), openai_stream("Nobody answered."))
@@ -145,10 +175,13 @@ async def test_no_answer_in_time_is_a_refusal(
     async with running_bot(fake, bot) as run:
         await start(run, bot, fake, server)
         await ask(fake, "note: later")
+        prompt = await review(run, fake)
         await run.wait_for(lambda: "Nobody answered." in answers(fake), timeout=20)
-    [prompt] = prompts(fake)
-    assert fake.messages[prompt.id].buttons() == []
-    assert fake.messages[prompt.id].content.endswith(t("chat.mcp.expired", "en"))
+        [notice] = notices(fake)
+        await run.wait_for(lambda: fake.messages[prompt.id].buttons() == [], timeout=10)
+    for message in (notice, prompt):
+        assert fake.messages[message.id].buttons() == []
+        assert fake.messages[message.id].content.endswith(t("chat.mcp.expired", "en"))
     error = tool_result(server)["error"]
     assert error["type"] == "tool_error" and "did not allow this call in time" in error["message"]
     assert not notes.exists()
@@ -167,7 +200,7 @@ async def test_arguments_off_the_schema_never_run(
     error = tool_result(server)["error"]
     assert error["type"] == "invalid_arguments"
     assert "text: 5 is not of type 'string'" in error["message"] and "times: 'many'" in error["message"]
-    assert prompts(fake) == [] and not notes.exists()  # not asked, not run
+    assert notices(fake) == [] and not notes.exists()  # not asked, not run
 
 
 async def test_stopping_the_answer_ends_the_wait_for_approval(
@@ -179,12 +212,12 @@ async def test_stopping_the_answer_ends_the_wait_for_approval(
     async with running_bot(fake, bot) as run:
         await start(run, bot, fake, server)
         await ask(fake, "note: never")
-        await run.wait_for(lambda: len(prompts(fake)) == 1, timeout=20)
-        [prompt] = prompts(fake)
+        await run.wait_for(lambda: len(notices(fake)) == 1, timeout=20)
+        [notice] = notices(fake)
         stopped = await command(run, fake, "stop", permissions=NO_PERMISSIONS)
         assert stopped.content.startswith("Stopped")
-        await run.wait_for(lambda: fake.messages[prompt.id].buttons() == [], timeout=10)
-    assert fake.messages[prompt.id].content.endswith(t("chat.mcp.stopped", "en"))
+        await run.wait_for(lambda: fake.messages[notice.id].buttons() == [], timeout=10)
+    assert fake.messages[notice.id].content.endswith(t("chat.mcp.stopped", "en"))
     assert not notes.exists()
     assert "Should not be read." not in "".join(answers(fake))
 
@@ -208,3 +241,55 @@ async def test_a_stdio_server_starts_without_the_bots_secrets(
     assert "NOTES_FILE" in names and "PYTHONPATH" in names  # the file's own env
     assert not {"DISCORD_TOKEN", "DEFAULT_TEXT_API_KEYS", "BOT_ENCRYPTION_KEY"} & set(names.replace('"', " ").split())
     assert "secret-value-1234" not in names
+
+
+async def test_in_a_dm_the_prompt_is_the_dms_message(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot, tmp_path: Path) -> None:
+    """Only the asker reads a DM: the prompt with its arguments is posted there, no Review."""
+    fake, server = fake_discord, provider_server
+    path, notes = servers_file(tmp_path)
+    server.enqueue(tool_call("tiny__write_note", {"text": "from a dm"}), openai_stream("Noted in private."))
+    bot = turn_bot(MCP_SERVERS=str(path), DEFAULT_TEXT_PROVIDER="custom", DEFAULT_TEXT_MODEL="model-a",
+                   DEFAULT_TEXT_BASE_URL=f"{server.url}/v1")
+    dm = fake.dm_channel_id
+    async with running_bot(fake, bot) as run:
+        await start(run, bot, fake, server)
+        await fake.send_user_message("note: from a dm", dm=True)
+        await run.wait_for(lambda: len(prompts(fake, dm)) == 1, timeout=20)
+        [prompt] = prompts(fake, dm)
+        assert '"text": "from a dm"' in prompt.content
+        await fake.press(prompt.id, button(prompt, "chat.mcp.button_allow"), user=fake.member_user)
+        await run.wait_for(lambda: any(m.content == "Noted in private." for m in fake.bot_messages(dm)), timeout=20)
+    assert notes.read_text(encoding="utf-8") == "from a dm\n"
+    assert fake.messages[prompt.id].content.endswith(t("chat.mcp.allowed", "en"))
+    assert notices(fake) == []
+
+
+async def test_for_a_slash_command_the_prompt_is_its_ephemeral_follow_up(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot, tmp_path: Path) -> None:
+    """/catchup asked: the prompt is a follow-up only its caller sees; the channel shows nothing."""
+    fake, server = fake_discord, provider_server
+    path, notes = servers_file(tmp_path)
+    server.enqueue(tool_call("tiny__write_note", {"text": "summary kept"}), openai_stream("Caught up and noted."))
+    bot = turn_bot(MCP_SERVERS=str(path))
+    said = "Please keep a note of this summary."
+    first = StoredMessage(id=snowflake(), channel_id=fake.channel_id, author=fake.member_user, content=said,
+                          history=[said])
+    fake.messages[first.id] = first
+    async with running_bot(fake, bot) as run:
+        await start(run, bot, fake, server)
+        payload = await fake.send_interaction(name="catchup", options=[], permissions="0")
+        token = payload["token"]
+
+        def asked() -> list[StoredMessage]:
+            return carrying(fake.interaction_messages(token), "chat.mcp.button_allow")
+
+        await run.wait_for(lambda: len(asked()) == 1, timeout=20)
+        [prompt] = asked()
+        assert prompt.ephemeral and '"text": "summary kept"' in prompt.content
+        await fake.press(prompt.id, button(prompt, "chat.mcp.button_allow"))
+        await run.wait_for(lambda: any("Caught up and noted." in m.content for m in fake.interaction_messages(token)),
+                           timeout=20)
+    assert notes.read_text(encoding="utf-8") == "summary kept\n"
+    assert fake.bot_messages(fake.channel_id, ephemeral=False) == []
+    assert fake.messages[prompt.id].content.endswith(t("chat.mcp.allowed", "en"))
