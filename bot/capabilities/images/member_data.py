@@ -8,11 +8,11 @@ from datetime import UTC, datetime
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.capabilities.member_data import Exported
+from bot.capabilities.member_data import Exported, MemberData
 from bot.db.models_images import ImageDay
 
 
-class ImageData:
+class ImageData(MemberData):
     """The member's image counts, one row per day, oldest first."""
 
     name = "image_days"

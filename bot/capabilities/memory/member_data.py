@@ -6,12 +6,12 @@ from __future__ import annotations
 from sqlalchemy import select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.capabilities.member_data import Exported
+from bot.capabilities.member_data import Exported, MemberData, id_text
 from bot.capabilities.memory.storage import delete_member_memories, member_memories
 from bot.db.models_memory import MemoryOptIn
 
 
-class MemoryData:
+class MemoryData(MemberData):
     """The member's memory switch (first) and memories, oldest first."""
 
     name = "memories"
@@ -22,7 +22,7 @@ class MemoryData:
             return []
         kept = await member_memories(session, user_id)
         return [{"memory": "on" if switch.enabled else "off", "changed_at": switch.changed_at.isoformat()},
-                *({"fact": m.fact, "server_id": None if m.guild_id is None else str(m.guild_id), "saved_at": m.saved_at.isoformat()}
+                *({"fact": m.fact, "server_id": id_text(m.guild_id), "saved_at": m.saved_at.isoformat()}
                   for m in kept.memories)]
 
     async def erase(self, session: AsyncSession, user_id: int) -> int:

@@ -34,4 +34,4 @@ KEPT: tuple[MemberData, ...] = (
 
 def kept_on_erase(data: MemberData) -> bool:
     """Set by a server's managers about the member: exported, and left by `/privacy erase`."""
-    return isinstance(data, ManagersRecords)
+    return data.kept_on_erase

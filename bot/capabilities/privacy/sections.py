@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.capabilities.member_data import Exported
+from bot.capabilities.member_data import Exported, MemberData, id_text
 from bot.db.models import (
     AccessRule,
     AnswerPart,
@@ -33,10 +33,6 @@ from bot.db.models import (
 )
 from bot.repo.common import as_utc
 from bot.vault import masked_tail
-
-
-def _id(value: int | None) -> str | None:
-    return None if value is None else str(value)
 
 
 def _when(value: datetime | date | None) -> str | None:
@@ -54,7 +50,7 @@ def _today() -> date:
 
 
 @dataclass(frozen=True)
-class PersonalSettings:
+class PersonalSettings(MemberData):
     """`/personal`: the member's provider, model, masked key, switches and key health."""
 
     name: str = "personal_settings"
@@ -71,7 +67,7 @@ class PersonalSettings:
 
 def _personal_row(row: PersonalConfig) -> dict[str, Any]:
     return {
-        "server_id": _id(row.guild_id),  # None: the member's global settings
+        "server_id": id_text(row.guild_id),  # None: the member's global settings
         "provider": row.provider, "model": row.model,
         "key": masked_tail(row.last4) if row.encrypted_key is not None else None,
         "override_enabled": row.override_enabled, "server_fallback_allowed": row.server_fallback_allowed,
@@ -82,7 +78,7 @@ def _personal_row(row: PersonalConfig) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class UsageDays:
+class UsageDays(MemberData):
     """Tokens, messages and searches per UTC day, server, model and payer."""
 
     name: str = "usage_days"
@@ -90,7 +86,7 @@ class UsageDays:
     async def export(self, session: AsyncSession, user_id: int) -> Exported:
         rows = await session.scalars(select(UsageDay).where(UsageDay.user_id == user_id)
                                      .order_by(UsageDay.day, UsageDay.id))
-        return [{"day": _when(r.day), "server_id": _id(r.guild_id), "provider": r.provider, "model": r.model,
+        return [{"day": _when(r.day), "server_id": id_text(r.guild_id), "provider": r.provider, "model": r.model,
                  "paid_by": r.credential_source, "estimated": r.estimated, "input_tokens": r.input_tokens,
                  "output_tokens": r.output_tokens, "reasoning_tokens": r.reasoning_tokens,
                  "cached_input_tokens": r.cached_input_tokens, "messages": r.messages, "searches": r.searches}
@@ -104,7 +100,7 @@ class UsageDays:
 
 
 @dataclass(frozen=True)
-class MessageHours:
+class MessageHours(MemberData):
     """Messages per clock hour to a limited route (the messages-per-hour limit's count)."""
 
     name: str = "message_hours"
@@ -112,7 +108,7 @@ class MessageHours:
     async def export(self, session: AsyncSession, user_id: int) -> Exported:
         rows = await session.scalars(select(MessageHour).where(MessageHour.user_id == user_id)
                                      .order_by(MessageHour.hour, MessageHour.id))
-        return [{"hour": _when(r.hour), "server_id": _id(r.guild_id), "messages": r.messages} for r in rows]
+        return [{"hour": _when(r.hour), "server_id": id_text(r.guild_id), "messages": r.messages} for r in rows]
 
     async def erase(self, session: AsyncSession, user_id: int) -> int:
         """Every hour before this one: this hour's row is what its limit counts."""
@@ -122,7 +118,7 @@ class MessageHours:
 
 
 @dataclass(frozen=True)
-class SearchDays:
+class SearchDays(MemberData):
     """Web searches per UTC day and server on the server's keys (the searches-per-day count)."""
 
     name: str = "search_days"
@@ -130,7 +126,7 @@ class SearchDays:
     async def export(self, session: AsyncSession, user_id: int) -> Exported:
         rows = await session.scalars(select(SearchDay).where(SearchDay.user_id == user_id)
                                      .order_by(SearchDay.day, SearchDay.guild_id))
-        return [{"day": _when(r.day), "server_id": _id(r.guild_id), "searches": r.searches} for r in rows]
+        return [{"day": _when(r.day), "server_id": id_text(r.guild_id), "searches": r.searches} for r in rows]
 
     async def erase(self, session: AsyncSession, user_id: int) -> int:
         """Every day before today: today's row is what its limit counts."""
@@ -140,7 +136,7 @@ class SearchDays:
 
 
 @dataclass(frozen=True)
-class Answers:
+class Answers(MemberData):
     """The answers the member asked for (what their buttons need) and the messages of each."""
 
     name: str = "answers"
@@ -173,10 +169,10 @@ async def _parts_of(session: AsyncSession, first_ids: Iterable[int]) -> dict[int
 
 def _answer_row(answer: AnswerRecord, parts: list[str]) -> dict[str, Any]:
     return {
-        "first_message_id": _id(answer.first_message_id), "channel_id": _id(answer.channel_id),
-        "server_id": _id(answer.guild_id), "created_at": _when(answer.created_at),
+        "first_message_id": id_text(answer.first_message_id), "channel_id": id_text(answer.channel_id),
+        "server_id": id_text(answer.guild_id), "created_at": _when(answer.created_at),
         "question_message_ids": [q for q in answer.question_ids.split(",") if q],
-        "continues_answer": _id(answer.continues_id), "finish_reason": answer.finish_reason,
+        "continues_answer": id_text(answer.continues_id), "finish_reason": answer.finish_reason,
         "reasoning": answer.reasoning,
         "sources": [dict(zip(("url", "title"), line.split("\t", 1), strict=False))
                     for line in (answer.sources or "").splitlines() if line],
@@ -185,17 +181,18 @@ def _answer_row(answer: AnswerRecord, parts: list[str]) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class ManagersRecords:
+class ManagersRecords(MemberData):
     """Data a server's managers keep about the member: exported, never erased by the
     member (erasing a block would let the blocked member lift it)."""
 
     name: str = "blocked_by_servers"
+    kept_on_erase: bool = True
 
     async def export(self, session: AsyncSession, user_id: int) -> Exported:
         rows = await session.scalars(select(AccessRule).where(AccessRule.target_id == user_id,
                                                               AccessRule.kind == "block_member")
                                      .order_by(AccessRule.id))
-        return [{"server_id": _id(r.guild_id), "rule": r.kind} for r in rows]
+        return [{"server_id": id_text(r.guild_id), "rule": r.kind} for r in rows]
 
     async def erase(self, session: AsyncSession, user_id: int) -> int:
         """Nothing: only the server's managers lift their rules (`/access unblock`)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.capabilities.member_data import Exported
+from bot.capabilities.member_data import Exported, MemberData, id_text
 from bot.capabilities.reminders.storage import utc
 from bot.db.models_reminders import MemberTimeZone, Reminder
 
@@ -15,7 +15,7 @@ def _when(moment: object) -> str | None:
     return utc(moment).isoformat() if moment is not None else None  # type: ignore[arg-type]
 
 
-class ReminderData:
+class ReminderData(MemberData):
     """The member's reminders, then their time zone (one row each)."""
 
     name = "reminders"
@@ -24,7 +24,7 @@ class ReminderData:
         rows = await session.scalars(select(Reminder).where(Reminder.user_id == user_id)
                                      .order_by(Reminder.created_at, Reminder.id))
         kept: Exported = [{"kind": "reminder", "text": r.text, "due_at": _when(r.due_at), "state": r.state,
-                           "server_id": None if r.guild_id is None else str(r.guild_id), "channel_id": str(r.channel_id),
+                           "server_id": id_text(r.guild_id), "channel_id": id_text(r.channel_id),
                            "created_at": _when(r.created_at), "delivered_at": _when(r.delivered_at)}
                           for r in rows]
         zone = await session.scalar(select(MemberTimeZone.zone).where(MemberTimeZone.user_id == user_id))

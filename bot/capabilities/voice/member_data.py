@@ -6,18 +6,18 @@ from __future__ import annotations
 from sqlalchemy import delete, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.capabilities.member_data import Exported
+from bot.capabilities.member_data import Exported, MemberData, id_text
 from bot.capabilities.voice.storage import VoiceTranscript
 from bot.repo.common import as_utc
 
 
-class VoiceTranscripts:
+class VoiceTranscripts(MemberData):
     name = "voice_transcripts"
 
     async def export(self, session: AsyncSession, user_id: int) -> Exported:
         rows = await session.scalars(select(VoiceTranscript).where(VoiceTranscript.user_id == user_id)
                                      .order_by(VoiceTranscript.created_at))
-        return [{"message_id": str(row.message_id), "server_id": str(row.guild_id) if row.guild_id else None,
+        return [{"message_id": id_text(row.message_id), "server_id": id_text(row.guild_id),
                  "words": row.words, "seconds": row.seconds, "created_at": as_utc(row.created_at).isoformat()}
                 for row in rows]
 
