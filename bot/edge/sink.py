@@ -21,7 +21,10 @@ on the bucket it emptied (`bot/edge/answered.py`): a turn's last edit ends the t
 An edit goes through discord.py's HTTP client (`HTTPClient.edit_message`, the request
 `PartialMessage.edit` makes: its buckets, 429 retries and errors) but does not turn
 Discord's answer into a `discord.Message`: nothing reads it, and building one (with its
-components) cost about a tenth of the edit's CPU (docs/benchmarks.md, issue 34).
+components) cost about a tenth of the edit's CPU (docs/benchmarks.md, issue 34). A send
+likewise (`HTTPClient.send_message`, the request `Messageable.send` makes): only the new
+message's id is read, while a `Message` built from a reply's answer also builds the
+message it replies to (Discord returns it whole), its author and its components.
 
 With `controls` (`bot/capabilities/answer_controls/buttons.py`) the answer's buttons ride on the sends and
 edits the delivery makes anyway, never on a request of their own, as each call's
@@ -36,12 +39,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import io
+import secrets
 from collections.abc import Iterator
 from typing import Any
 
 import aiohttp
 import discord
 from discord.http import handle_message_parameters
+from discord.utils import MISSING
 
 from bot.capabilities.answer_controls.buttons import AnswerControls
 from bot.edge.answered import until_answered
@@ -148,13 +153,27 @@ class DiscordMessageSink:
 
     async def _post(self, reply: bool, **kwargs: Any) -> SentMessage:
         with request_priority(self._priority), sink_errors(editing=False):
-            sent = await self.channel.send(reference=self._reference(reply), mention_author=False,
-                                           allowed_mentions=NO_MENTIONS, **kwargs)
+            sent = await self._send(self._reference(reply), kwargs)
         self._stop_typing()  # something is on screen now
         if not self._first_timed:
             self._first_timed = True
             self._time_first_message()
-        return SentMessage(id=sent.id, channel_id=sent.channel.id)
+        return sent
+
+    async def _send(self, reference: discord.MessageReference | None, fields: dict[str, Any]) -> SentMessage:
+        """The request `Messageable.send` makes (a nonce Discord enforces, no pings), without
+        building a `Message` from the answer (see the module docstring). Our views are never
+        in discord.py's view store (`SentView.is_dispatchable`), so there is none to store."""
+        channel = await self.channel._get_channel()  # type: ignore[attr-defined]
+        state = channel._state
+        fields = {"content": None, "view": None, **fields}  # as `send` passes them: no text, no buttons
+        with handle_message_parameters(nonce=secrets.randbits(64), allowed_mentions=NO_MENTIONS,
+                                       previous_allowed_mentions=state.allowed_mentions, mention_author=False,
+                                       message_reference=(reference.to_message_reference_dict()
+                                                          if reference is not None else MISSING),
+                                       **fields) as params:
+            data = await state.http.send_message(channel.id, params=params)
+        return SentMessage(id=int(data["id"]), channel_id=channel.id)
 
     def _time_first_message(self) -> None:
         """Seconds from the question (its Discord timestamp) to the answer's first message."""

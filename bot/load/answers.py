@@ -66,10 +66,16 @@ class RunningAnswer:
 
 
 class RunningAnswers:
-    """Registry of answers in progress, oldest first; closed for good at shutdown."""
+    """Registry of answers in progress, oldest first; closed for good at shutdown.
+
+    Every question asks for its member's answers (the cap, a follow-up) and every answer
+    leaves: with hundreds running, scanning all of them for each cost more than the rest
+    of admission, so they are also kept by member (an answer's member never changes; its
+    channel may, to a thread), and the registry is a dict (insertion order: oldest first)."""
 
     def __init__(self) -> None:
-        self._running: list[RunningAnswer] = []
+        self._running: dict[RunningAnswer, None] = {}
+        self._members: dict[int, list[RunningAnswer]] = {}  # user id -> their answers, oldest first
         self._idle = asyncio.Event()
         self._idle.set()
         self.closed = False  # shutting down: no new answer starts
@@ -81,7 +87,8 @@ class RunningAnswers:
         """Register `answer`; None once shutdown began (nothing new starts then)."""
         if self.closed:
             return None
-        self._running.append(answer)
+        self._running[answer] = None
+        self._members.setdefault(answer.user_id, []).append(answer)
         self._idle.clear()
         return answer
 
@@ -90,8 +97,11 @@ class RunningAnswers:
         record = answer.record()
         for part in record.message_ids:
             self._recent.put(part, record)
-        if answer in self._running:
-            self._running.remove(answer)
+        if self._running.pop(answer, False) is None:
+            mine = self._members[answer.user_id]
+            mine.remove(answer)
+            if not mine:
+                del self._members[answer.user_id]
         if not self._running:
             self._idle.set()
 
@@ -148,12 +158,12 @@ class RunningAnswers:
 
     def latest_of(self, channel_id: int, user_id: int) -> RunningAnswer | None:
         """The member's newest answer still streaming in this channel."""
-        mine = [a for a in self.in_channel(channel_id) if a.user_id == user_id]
+        mine = [a for a in self._members.get(user_id, ()) if a.channel_id == channel_id and not a.interrupt.is_set()]
         return mine[-1] if mine else None
 
     def of_member(self, user_id: int) -> list[RunningAnswer]:
         """The member's answers not interrupted yet, queued or streaming (the per-member cap)."""
-        return [a for a in self._running if a.user_id == user_id and not a.interrupt.is_set()]
+        return [a for a in self._members.get(user_id, ()) if not a.interrupt.is_set()]
 
     def fire(self, answers: list[RunningAnswer], reason: InterruptReason) -> int:
         """Interrupt each answer; how many were still running."""

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 
+import openai
+
 from providers.openai_compat.normalize import (
     fail,
     new_stream_state,
@@ -28,7 +30,7 @@ class OpenAICompatAdapter(OpenAISdkAdapter):
         (`OpenAISdkAdapter._relay`)."""
         state = new_stream_state(self.capabilities, request, verbatim_tool_calling=self.verbatim_tool_calling,
                                  web_search=searches_here(self.capabilities, request))
-        arguments = untyped_arguments(build_request(self.capabilities, request))
+        arguments = untyped_arguments(build_request(self.capabilities, request), openai.omit)
         return self._relay(self._sdk().chat.completions.with_streaming_response.create, arguments, {"stream": state})
 
     def process_chunk(self, raw: RawStreamChunk) -> Sequence[ProcessedChunk]:

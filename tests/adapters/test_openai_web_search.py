@@ -145,8 +145,8 @@ def test_bodies_without_search_are_unchanged_for_every_provider():
         for model in ("gpt-4o", "gpt-4o-search-preview", "m-test"):
             request = ask(None, max_output_tokens=9)
             plain = ChatRequest(messages=request.messages, system=request.system, max_output_tokens=9)
-            built = untyped_arguments(build_request(capabilities_of(provider, model), request))
-            assert built == untyped_arguments(build_request(capabilities_of(provider, model), plain))
+            built = untyped_arguments(build_request(capabilities_of(provider, model), request), None)
+            assert built == untyped_arguments(build_request(capabilities_of(provider, model), plain), None)
             assert not set(SEARCH_FIELDS) & set(built["extra_body"])
 
 

@@ -1,4 +1,4 @@
-"""What each write is decides the buttons, not its content; edits build no `discord.Message`.
+"""What each write is decides the buttons, not its content; sends and edits build no `discord.Message`.
 
 Through the real discord.py client against the fake Discord (tests/support)."""
 
@@ -83,14 +83,15 @@ async def test_only_an_edit_that_may_be_skipped_may_be_refused() -> None:
     assert fake.messages[str(sent.id)].history[-1] == "Streaming more"
 
 
-async def test_interim_final_and_closing_edits_build_no_message(built_messages: list[int]) -> None:
+async def test_sends_and_edits_build_no_message(built_messages: list[int]) -> None:
     async with FakeDiscord() as fake, running_bot(fake, Recorder()) as run:
         channel, trigger = await _channel(fake, run)
+        assert trigger.id in built_messages  # the wrapper sees what discord.py builds (the gateway's)
+        before = len(built_messages)
         sink = DiscordMessageSink(channel, reply_to=trigger, client=run.bot,
                                   controls=AnswerControls(ASKER, QUESTION, "en"))
         sent = await sink.send("One" + STREAMING_INDICATOR, reply=True, write=INTERIM)
-        assert sent.id in built_messages  # the wrapper sees what discord.py builds (a send returns one)
-        before = len(built_messages)
+        assert built_messages[before:] == []  # a send reads only the new message's id
         await sink.edit(sent, "One two" + STREAMING_INDICATOR, write=INTERIM_EDIT)
         await sink.edit(sent, "One two <@456> @everyone", write=FINAL)
         await sink.edit(sent, "One two three.", write=Write.closing(Ending("length", reasoning=False)))
