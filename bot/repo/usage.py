@@ -249,7 +249,8 @@ async def set_limits(session: AsyncSession, guild_id: int, messages_per_hour: in
     return new
 
 
-def _price(value: float) -> float:
+def checked_price(value: float) -> float:
+    """A price as stored: 0 to `MAX_PRICE`, anything else (NaN too) refused as `bad_price`."""
     if not 0 <= value <= MAX_PRICE:  # also refuses NaN
         raise RepositoryError("bad_price")
     return float(value)
@@ -261,9 +262,9 @@ async def set_price(session: AsyncSession, guild_id: int, model: str, input_per_
     """Store what the server pays per million input and output tokens of `model`, and
     per thousand web searches (None keeps the stored search price)."""
     model = check_model(model)
-    prices = {"input_per_million": _price(input_per_million), "output_per_million": _price(output_per_million)}
+    prices = {"input_per_million": checked_price(input_per_million), "output_per_million": checked_price(output_per_million)}
     if per_1000_searches is not None:
-        prices["per_1000_searches"] = _price(per_1000_searches)
+        prices["per_1000_searches"] = checked_price(per_1000_searches)
     await ensure_server(session, guild_id)
     stmt = insert_for(session, ModelPrice).values(guild_id=guild_id, model=model, **prices)
     await session.execute(stmt.on_conflict_do_update(index_elements=["guild_id", "model"], set_=prices))

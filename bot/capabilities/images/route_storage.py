@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.db.models_images import ServerImagePrice, ServerImageRoute
 from bot.repo.common import RepositoryError, ensure_server, insert_for
 from bot.repo.servers import check_model, check_provider
-from bot.repo.usage import MAX_PRICE
+from bot.repo.usage import checked_price
 from bot.repo.versions import config_write
 from providers.identity import Provider
 
@@ -61,18 +61,16 @@ async def clear_image_target(session: AsyncSession, guild_id: int) -> bool:
 @config_write("server", "guild_id")
 async def set_image_price(session: AsyncSession, guild_id: int, model: str, per_image: float) -> bool:
     """Store what the server pays per image of `model` (checked first: a well-formed name,
-    0 to `MAX_PRICE`); False, nothing stored, when `MAX_IMAGE_PRICES` other models are priced."""
-    model = check_model(model)
-    if not 0 <= per_image <= MAX_PRICE:  # also refuses NaN
-        raise RepositoryError("bad_price")
+    `checked_price`); False, nothing stored, when `MAX_IMAGE_PRICES` other models are priced."""
+    model, per_image = check_model(model), checked_price(per_image)
     others = await session.scalar(select(func.count()).select_from(ServerImagePrice).where(
         ServerImagePrice.guild_id == guild_id, ServerImagePrice.model != model))
     if (others or 0) >= MAX_IMAGE_PRICES:
         return False
     await ensure_server(session, guild_id)
-    stmt = insert_for(session, ServerImagePrice).values(guild_id=guild_id, model=model, per_image=float(per_image))
+    stmt = insert_for(session, ServerImagePrice).values(guild_id=guild_id, model=model, per_image=per_image)
     await session.execute(stmt.on_conflict_do_update(index_elements=["guild_id", "model"],
-                                                     set_={"per_image": float(per_image)}))
+                                                     set_={"per_image": per_image}))
     return True
 
 
