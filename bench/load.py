@@ -27,7 +27,13 @@ seconds, spread round-robin over `--channels` channels. Measured:
   (the mean: this machine's speed drifts within minutes); and the ratio bot/floor. The
   unpaced floor (every event read as it arrives, which does more than the paced bot and
   so floors nothing) is measured beside it as `unpaced_floor_*`, for comparison with
-  earlier runs.
+  earlier runs;
+- the answering floor, right after the paced floor's second run: the same paced reader
+  that also makes the two requests Discord requires of an answer that fits one message
+  (its message when the answer starts, the final edit when it ends), through discord.py
+  as the bot makes them, with discord.py's per-channel buckets and the least pacing that
+  keeps the global budget (`Pacer`). Its ratio to the paced floor is how much of the
+  bot's target those requests alone take (`answering_floor_*`, its 429s counted).
 The bot answers one short warm-up question before the idle figures are taken, so
 first-use costs (imports, SDK models, the shared provider client) are not counted per
 answer. Its log is kept at $TMPDIR/bench-load-<run>.log.
@@ -165,32 +171,111 @@ async def provider_process(seconds: float) -> AsyncIterator[tuple[str, dict[str,
 
 
 # ---- the floor: a bare reader in its own process ---------------------------------------------
-def floor_main(url: str, streams: int, interval_ms: int) -> None:
+@dataclass(frozen=True)
+class DiscordTarget:
+    """Where the answering floor posts: the fake Discord's REST base, the channels the
+    answers go to (round-robin, as the burst asks), and the global budget (0: lifted)."""
+
+    api_url: str
+    channel_ids: tuple[str, ...]
+    global_rate: int
+
+    def argv(self) -> list[str]:
+        return ["--discord", self.api_url, "--channel-ids", ",".join(self.channel_ids),
+                "--global-rate", str(self.global_rate)]
+
+
+class Pacer:
+    """The least a client must do to keep Discord's global budget: one shared next slot,
+    `rate` requests per second (2% spare for the fake's sliding second); 0: no budget."""
+
+    def __init__(self, rate: int) -> None:
+        self.gap = 1.02 / rate if rate else 0.0
+        self.next_at = 0.0
+
+    async def __call__(self) -> None:
+        if not self.gap:
+            return
+        now = asyncio.get_running_loop().time()
+        at = max(now, self.next_at)
+        self.next_at = at + self.gap
+        if at > now:
+            await asyncio.sleep(at - now)
+
+
+ANSWER_TEXT = "x" * 1350  # an answer's final text in this bench (about 1,350 characters)
+
+
+async def answering_stream(session: Any, discord_http: Any, pacer: Pacer, url: str, i: int,
+                           channel_id: str, interval: float) -> tuple[int, int]:
+    """The paced floor's stream and the two requests Discord requires of an answer that
+    fits one message, made through discord.py as the bot makes them: a message posted
+    when the answer starts, edited to its whole text when it ends."""
+    from discord.http import handle_message_parameters
+    from discord.utils import MISSING
+    from read_path import floor_stream
+
+    await pacer()
+    with handle_message_parameters(content="…", nonce=i, message_reference=MISSING) as params:
+        posted = await discord_http.send_message(channel_id, params=params)
+    counted = await floor_stream(session, url, i, interval)
+    await pacer()
+    with handle_message_parameters(content=ANSWER_TEXT) as params:
+        await discord_http.edit_message(channel_id, posted["id"], params=params)
+    return counted
+
+
+def floor_main(url: str, streams: int, interval_ms: int, discord_target: DiscordTarget | None) -> None:
     """`--floor-reader`: wait for a line on stdin, read `streams` trickled streams (each read
-    at most every `interval_ms`, 0: unpaced) on the bot's loop, print the chunks."""
+    at most every `interval_ms`, 0: unpaced) on the bot's loop, print the chunks. With
+    `discord_target` (the answering floor) each stream also posts and edits its answer."""
     import aiohttp
     import uvloop
     from read_path import floor_stream
 
     async def run() -> int:
+        discord_http = await discord_client(discord_target)
+        pacer = Pacer(discord_target.global_rate if discord_target else 0)
         async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
             sys.stdin.readline()
             tasks = []
             for i in range(streams):
-                tasks.append(asyncio.create_task(floor_stream(session, url, i, interval_ms / 1000)))
+                if discord_target is None:
+                    read = floor_stream(session, url, i, interval_ms / 1000)
+                else:
+                    channel = discord_target.channel_ids[i % len(discord_target.channel_ids)]
+                    read = answering_stream(session, discord_http, pacer, url, i, channel, interval_ms / 1000)
+                tasks.append(asyncio.create_task(read))
                 await asyncio.sleep(BURST_SECONDS / streams)
-            return sum(chunks for chunks, _ in await asyncio.gather(*tasks))
+            chunks = sum(chunks for chunks, _ in await asyncio.gather(*tasks))
+        if discord_http is not None:
+            await discord_http.close()
+        return chunks
 
     print(uvloop.run(run()) if EVENT_LOOP == "uvloop" else asyncio.run(run()), flush=True)
     sys.stdin.readline()  # stay alive until the parent has read this process's CPU
 
 
-async def measure_floor(url: str, streams: int, interval_ms: int = READ_INTERVAL_MS) -> tuple[float, int]:
+async def discord_client(target: DiscordTarget | None) -> Any:
+    """discord.py's REST client logged in to the fake Discord (None without a target)."""
+    if target is None:
+        return None
+    import discord
+
+    discord.http.Route.BASE = target.api_url
+    discord_http = discord.http.HTTPClient(asyncio.get_running_loop())
+    await discord_http.static_login(BOT_TOKEN)
+    return discord_http
+
+
+async def measure_floor(url: str, streams: int, interval_ms: int = READ_INTERVAL_MS,
+                        discord_target: DiscordTarget | None = None) -> tuple[float, int]:
     """(CPU seconds, chunks) of the floor reader over its read, taken from /proc; paced at
     the bot's read interval unless `interval_ms` says otherwise (0: unpaced)."""
+    extra = discord_target.argv() if discord_target else []
     process = await asyncio.create_subprocess_exec(
         *pinned([sys.executable, __file__, "--floor-reader", "--url", url, "--streams", str(streams),
-                 "--interval-ms", str(interval_ms)]),
+                 "--interval-ms", str(interval_ms), *extra]),
         cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     await asyncio.sleep(1.5)  # imports and the session, outside the measured read
     start = cpu_seconds(process.pid)
@@ -464,7 +549,12 @@ async def run_scenario(scenario: Scenario, profile: Path | None) -> tuple[RunFig
             print(f"the bot's log: {kept}")
             errors = log_figures(kept.read_text(errors="replace"), figures)
             floors.extend(await measure_floors(url, scenario.answers))
+            limited_before = len(fake.rate_limited)
+            answering = await measure_floor(url, scenario.answers, discord_target=DiscordTarget(
+                fake.api_url, tuple(fake.crowd_channels[:scenario.channels]), 0 if scenario.lifted else 50))
+            figures["answering_floor_429s"] = len(fake.rate_limited) - limited_before
     floor_figures(floors, figures)
+    answering_figures(answering, figures)
     return figures, errors
 
 
@@ -475,6 +565,19 @@ def floor_figures(floors: list[float], figures: RunFigures) -> None:
         figures[f"{name}_before_cpu_us_per_chunk"], figures[f"{name}_after_cpu_us_per_chunk"] = before, after
         figures[f"{name}_cpu_us_per_chunk"] = (before + after) / 2
         figures[f"cpu_ratio_to_{name}"] = figures["cpu_us_per_chunk"] / max(figures[f"{name}_cpu_us_per_chunk"], 1e-9)
+
+
+def answering_figures(answering: tuple[float, int], figures: RunFigures) -> None:
+    """The answering floor: the paced floor plus the POST and the final PATCH Discord requires
+    of each answer, through discord.py at the same global budget, measured right after the
+    paced floor's second run; its ratio to that run says how much of the target those two
+    requests alone take, before the bot does anything of its own."""
+    cpu, chunks = answering
+    figures["answering_floor_cpu_us_per_chunk"] = cpu / max(chunks, 1) * 1e6
+    figures["answering_floor_ratio_to_floor"] = (figures["answering_floor_cpu_us_per_chunk"]
+                                                 / max(figures["floor_after_cpu_us_per_chunk"], 1e-9))
+    figures["cpu_ratio_to_answering_floor"] = (figures["cpu_us_per_chunk"]
+                                               / max(figures["answering_floor_cpu_us_per_chunk"], 1e-9))
 
 
 async def measure_floors(url: str, streams: int) -> list[float]:
@@ -504,6 +607,9 @@ def report(scenario: Scenario, f: RunFigures, errors: list[str]) -> None:
          f" {f['cpu_ratio_to_floor']:.2f}x)", "<= 1.5x floor", f["cpu_ratio_to_floor"] <= TARGETS["cpu_ratio"]),
         ("  against the unpaced reader", f"{f['unpaced_floor_cpu_us_per_chunk']:.1f} µs"
          f" ({f['cpu_ratio_to_unpaced_floor']:.2f}x)", "-", True),
+        ("  the floor + Discord's two requests", f"{f['answering_floor_cpu_us_per_chunk']:.1f} µs"
+         f" ({f['answering_floor_ratio_to_floor']:.2f}x the paced floor after; bot"
+         f" {f['cpu_ratio_to_answering_floor']:.2f}x it; {f['answering_floor_429s']:.0f} 429s)", "-", True),
         ("memory per active answer", f"{f['memory_kib_per_answer']:.0f} KiB (idle {f['idle_rss_mib']:.0f} MiB,"
          f" peak {f['peak_rss_mib']:.0f} MiB)", "<= 256 KiB", f["memory_kib_per_answer"] <= TARGETS["memory_kib"]),
         ("mention -> first message p50 / p99", f"{f['first_message_p50_s']:.2f} / {f['first_message_p99_s']:.2f} s",
@@ -576,12 +682,17 @@ if __name__ == "__main__":
     parser.add_argument("--url", help=argparse.SUPPRESS)
     parser.add_argument("--streams", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--interval-ms", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--discord", help=argparse.SUPPRESS)
+    parser.add_argument("--channel-ids", default="", help=argparse.SUPPRESS)
+    parser.add_argument("--global-rate", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     import uvloop  # the fakes on the faster loop: their cost is not the bot's
 
     if args.serve_provider:
         uvloop.run(serve_provider(args.seconds))
     elif args.floor_reader:
-        floor_main(args.url, args.streams, args.interval_ms)
+        target = (DiscordTarget(args.discord, tuple(args.channel_ids.split(",")), args.global_rate)
+                  if args.discord else None)
+        floor_main(args.url, args.streams, args.interval_ms, target)
     else:
         raise SystemExit(uvloop.run(main(args)))

@@ -16,7 +16,8 @@ FIGURES = ("answers", "complete", "answered_at_all", "chunks_delivered", "discor
            "discord_global_429s", "discord_requests", "typing_requests", "cpu_us_per_chunk",
            "floor_cpu_us_per_chunk", "cpu_ratio_to_floor", "unpaced_floor_cpu_us_per_chunk", "memory_kib_per_answer",
            "first_message_p50_s", "first_message_p99_s", "discord_rps_avg",
-           "discord_rps_busiest_second", "error_lines")
+           "discord_rps_busiest_second", "error_lines", "answering_floor_cpu_us_per_chunk",
+           "answering_floor_ratio_to_floor", "cpu_ratio_to_answering_floor", "answering_floor_429s")
 
 
 def test_quick_load_run_answers_everyone_exactly_and_writes_its_figures(tmp_path: Path) -> None:
@@ -31,5 +32,6 @@ def test_quick_load_run_answers_everyone_exactly_and_writes_its_figures(tmp_path
     assert figures[prefix + "complete"] == 20, run.stdout[-3000:]
     assert figures[prefix + "chunks_delivered"] == 20 * 90  # 3 s at 30 chunks/s, every chunk shown
     assert figures[prefix + "error_lines"] == 0, run.stdout[-3000:]
+    assert figures[prefix + "answering_floor_429s"] == 0  # it keeps Discord's limits, as the bot must
     assert [name for name in FIGURES if prefix + name not in figures] == []
     assert figures["other_bench.figure"] == 1.0  # the other benches' figures are kept

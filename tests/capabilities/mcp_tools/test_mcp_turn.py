@@ -10,6 +10,7 @@ model reads; arguments that do not match the tool's schema never reach the serve
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -161,6 +162,40 @@ async def test_deny_tells_the_model_and_nothing_runs(
     assert fake.messages[prompt.id].content.endswith(t("chat.mcp.denied", "en"))
     assert fake.messages[notice.id].content.endswith(t("chat.mcp.denied", "en"))
     assert "secret plan" not in "".join(m.content for m in fake.bot_messages(fake.channel_id, ephemeral=False))
+
+
+async def test_presses_of_one_call_at_once_decide_once(
+        fake_discord: FakeDiscord, provider_server: ProviderReplayServer, turn_bot, tmp_path: Path) -> None:
+    """The asker reviews twice (two prompts of one call), then presses Allow on one, Deny on
+    the other and Review again, all at once: the first press decides, the second prompt reads
+    that same outcome, the late Review is told the call is decided, and the tool runs once."""
+    fake, server = fake_discord, provider_server
+    path, notes = servers_file(tmp_path)
+    server.enqueue(tool_call("tiny__write_note", {"text": "once"}), openai_stream("Noted once."))
+    bot = turn_bot(MCP_SERVERS=str(path))
+    async with running_bot(fake, bot) as run:
+        await start(run, bot, fake, server)
+        await ask(fake, "note: once")
+        first = await review(run, fake)
+        [notice] = notices(fake)
+        await fake.press(notice.id, button(notice, "chat.mcp.button_review"))
+        await run.wait_for(lambda: len(prompts(fake)) == 2, timeout=10)
+        second = prompts(fake)[1]
+        before = len(fake.interaction_responses)
+        await asyncio.gather(fake.press(first.id, button(first, "chat.mcp.button_allow")),
+                             fake.press(second.id, button(second, "chat.mcp.button_deny")),
+                             fake.press(notice.id, button(notice, "chat.mcp.button_review")))
+        await run.wait_for(lambda: "Noted once." in answers(fake), timeout=20)
+        await run.wait_for(lambda: all(fake.messages[m.id].buttons() == [] for m in (first, second, notice)),
+                           timeout=10)
+        await run.wait_for(lambda: len(fake.interaction_responses) >= before + 3, timeout=10)
+    allowed = t("chat.mcp.allowed", "en")
+    assert [fake.messages[m.id].content.endswith(allowed) for m in (first, second, notice)] == [True] * 3
+    late = [r for r in fake.interaction_responses[before:] if (r.get("data") or {}).get("content") == t(
+        "commands.error.mcp_decided", "en")]
+    assert len(late) == 1 and late[0]["data"]["flags"] & 64
+    assert len(prompts(fake)) == 2  # the late Review showed no third prompt
+    assert notes.read_text(encoding="utf-8") == "once\n" and tool_result(server)["result"]["untrusted_data"] == "written"
 
 
 async def test_no_answer_in_time_is_a_refusal(
