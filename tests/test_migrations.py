@@ -200,3 +200,21 @@ async def test_declared_settings_move_to_capability_settings_and_back(engine):
                                             (3, False, True, 4, True)]
     assert [tuple(row) for row in conversation] == [(1, 4, True, 0.5), (3, 0, False, None)]
     assert "capability_settings" not in await _tables(engine)
+
+
+async def test_member_image_days_keep_their_price_on_the_upgrade(engine):
+    """Before 0020 every image of a member's day was priced at IMAGE_PRICE: its days keep
+    that (all their images count as the operator's); downgrade drops the count again."""
+    await migrate.upgrade(engine, "0019_image_prices")
+    async with engine.begin() as conn:
+        await conn.execute(text("INSERT INTO image_days (user_id, day, images) VALUES "
+                                "(7, '2026-12-05', 3), (7, '2026-12-06', 1), (8, '2026-12-06', 0)"))
+    await migrate.upgrade(engine)
+    async with engine.connect() as conn:
+        rows = (await conn.execute(text(
+            "SELECT user_id, images, operator_images FROM image_days ORDER BY user_id, day"))).all()
+    assert [tuple(row) for row in rows] == [(7, 3, 3), (7, 1, 1), (8, 0, 0)]
+    await migrate._run(engine, command.downgrade, "0019_image_prices")
+    async with engine.connect() as conn:
+        columns = await conn.run_sync(lambda c: {col["name"] for col in inspect(c).get_columns("image_days")})
+    assert columns == {"user_id", "day", "images"}

@@ -22,6 +22,9 @@ class ImageDay(Base):
     user_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
     day: Mapped[date] = mapped_column(Date, primary_key=True)
     images: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    # Of them, those drawn on the operator's route: what `/personal usage` prices at
+    # IMAGE_PRICE (an image on a server's own route is the server's to price, in its /usage).
+    operator_images: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
 
 class ServerImageRoute(Base):

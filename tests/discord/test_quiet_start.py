@@ -58,4 +58,5 @@ async def test_an_upgrade_says_each_migration_in_one_line(tmp_path: Path, caplog
         "migrated the database to 0017_mcp_tools: mcp tools",
         "migrated the database to 0018_image_routes: image routes",
         "migrated the database to 0019_image_prices: image prices",
+        "migrated the database to 0020_operator_images: operator images",
     ]

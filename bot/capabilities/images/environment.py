@@ -17,7 +17,8 @@ IMAGE_PROVIDERS = ("openai", "custom", "google", "openrouter")  # the routes pro
 class ImageEnvironment(BaseModel):
     """`DEFAULT_IMAGE_*`: the route `/imagine` and the `draw_image` tool use (unset: no
     images); `IMAGES_PER_DAY`: what one member may draw per UTC day on it; `IMAGE_PRICE`:
-    what one image costs, shown with the member's images in `/personal usage`."""
+    what one image on it costs, shown in `/personal usage` and a server's `/usage` (an image
+    on a server's own route is priced by its `/model image price`)."""
 
     DEFAULT_IMAGE_PROVIDER: str | None = None
     DEFAULT_IMAGE_MODEL: str | None = None

@@ -1,5 +1,6 @@
 """What images keep about a member, for `/privacy export` and `/privacy erase`: how many
-images they drew on each UTC day (the daily limit's count; prompts and images are not kept)."""
+images they drew on each UTC day (the daily limit's count) and how many of them on the operator's
+route (what their usage prices); prompts and images are not kept."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ class ImageData(MemberData):
 
     async def export(self, session: AsyncSession, user_id: int) -> Exported:
         rows = await session.scalars(select(ImageDay).where(ImageDay.user_id == user_id).order_by(ImageDay.day))
-        return [{"day": row.day.isoformat(), "images": row.images} for row in rows]
+        return [{"day": row.day.isoformat(), "images": row.images, "on_operators_route": row.operator_images}
+                for row in rows]
 
     async def erase(self, session: AsyncSession, user_id: int) -> int:
         """Every day before today: today's row is what the daily limit counts (erasing it

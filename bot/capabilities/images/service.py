@@ -42,6 +42,11 @@ class DrawPlace:
     guild_id: int | None = None
     server_limit: int | None = None
 
+    @property
+    def on_operator(self) -> bool:
+        """Drawn with the operator's keys (priced at IMAGE_PRICE in the member's usage)."""
+        return self.route.route[2] == "operator"
+
 
 @dataclass
 class Images:
@@ -86,7 +91,7 @@ class Images:
         limit = self.limit(place.server_limit)
         if self.sessions is not None:
             async with self.sessions() as session, session.begin():
-                taken = await take_image(session, member_id, day, limit)
+                taken = await take_image(session, member_id, day, limit, on_operator=place.on_operator)
             if not taken:
                 return Drawing(line="chat.images.limit", params={"limit": limit or 0})
         drawing = await place.route.draw(ask)
@@ -94,7 +99,7 @@ class Images:
             return drawing
         async with self.sessions() as session, session.begin():
             if drawing.image is None:
-                await give_back_image(session, member_id, day)
+                await give_back_image(session, member_id, day, on_operator=place.on_operator)
             else:
                 assert place.guild_id is not None
                 await count_server_image(session, place.guild_id, day, place.route.route)

@@ -1,7 +1,7 @@
 """The member's images in `/personal usage`, and the server's in its `/usage`: today and in
 the report's period, with what they cost when priced — on the operator's route at
-`IMAGE_PRICE`, on the server's own at its `/model image price`. Nothing when none were
-drawn."""
+`IMAGE_PRICE`, on the server's own at its `/model image price` (in the server's /usage
+only). Nothing when none were drawn."""
 
 from __future__ import annotations
 
@@ -17,15 +17,18 @@ from bot.capabilities.images.storage import images_since, server_images_since
 
 async def image_usage_line(session: AsyncSession, settings: ImageEnvironment, user_id: int, day: date,
                            days: int, say: Callable[..., str]) -> str | None:
-    """One line of the member's images (`say`: the caller's localized text), or None."""
+    """One line of the member's images (`say`: the caller's localized text), or None. Only
+    the images drawn on the operator's route are priced: a server's own route is the
+    server's to price."""
     today = await images_since(session, user_id, day)
     period = await images_since(session, user_id, day - timedelta(days=days - 1))
-    if not period:
+    if not period.images:
         return None
-    if settings.IMAGE_PRICE is None:
-        return say("commands.reply.personal_usage_images", today=today, period=period, days=days)
-    return say("commands.reply.personal_usage_images_priced", today=today, period=period, days=days,
-               cost=f"{period * settings.IMAGE_PRICE:.2f}")
+    counts = {"today": today.images, "period": period.images, "days": days}
+    if settings.IMAGE_PRICE is None or not period.on_operator:
+        return say("commands.reply.personal_usage_images", **counts)
+    return say("commands.reply.personal_usage_images_priced", priced=period.on_operator,
+               cost=f"{period.on_operator * settings.IMAGE_PRICE:.2f}", **counts)
 
 
 async def server_image_usage_lines(session: AsyncSession, settings: ImageEnvironment, guild_id: int, day: date,

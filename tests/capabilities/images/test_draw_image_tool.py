@@ -85,7 +85,7 @@ async def test_the_daily_limit_is_the_tools_error(
     async with running_bot(fake, bot) as run:
         await configure_server(bot, fake, server)
         async with bot.sessions() as session, session.begin():  # the member drew today's one already
-            assert await take_image(session, int(fake.member_user["id"]), datetime.now(UTC).date(), 1)
+            assert await take_image(session, int(fake.member_user["id"]), datetime.now(UTC).date(), 1, on_operator=True)
         await ask(fake, "draw a cat")
         await run.wait_for(lambda: any(m.content.startswith("You are out of images today.")
                                        for m in fake.bot_messages(fake.channel_id)), timeout=15)

@@ -2,7 +2,8 @@
 bot: its images show in `/usage` with their cost, the price stays with the model when the
 route moves on (images drawn before keep it, a new model is unpriced until priced), the
 price defaults to the route's model, a server without a route of its own is told to name
-one, and a member may not set it. And in storage, on SQLite and PostgreSQL: a price is
+one, and a member may not set it; the member's `/personal usage` counts those images without
+the operator's IMAGE_PRICE. And in storage, on SQLite and PostgreSQL: a price is
 refused outside its bounds, and a server prices at most `MAX_IMAGE_PRICES` models
 (changing one of them still works)."""
 
@@ -18,7 +19,7 @@ from tests.capabilities.images.test_server_image_route import (
     model_image,
     server_endpoint_and_key,
 )
-from tests.support.drive_commands import command, discord_text, opt
+from tests.support.drive_commands import command, discord_text, opt, sub
 from tests.support.drive_discord_client import running_bot
 from tests.support.fake_discord_server import FakeDiscord
 from tests.support.fake_image_provider import FakeImageProvider
@@ -38,7 +39,7 @@ def server_line(fake: FakeDiscord, model: str, count: int, cost: str | None = No
 async def test_a_priced_route_shows_its_images_cost_and_the_price_stays_with_the_model(
         fake_discord: FakeDiscord, bot_factory, image_provider: FakeImageProvider) -> None:
     fake = fake_discord
-    bot = bot_factory(ALLOW_PRIVATE_ENDPOINTS="true")
+    bot = bot_factory(ALLOW_PRIVATE_ENDPOINTS="true", IMAGE_PRICE="0.04")
     async with running_bot(fake, bot) as run:
         no_route = await model_image(run, fake, "price", opt("per_image", 0.05))
         await server_endpoint_and_key(bot, fake, image_provider)
@@ -54,6 +55,7 @@ async def test_a_priced_route_shows_its_images_cost_and_the_price_stays_with_the
         unpriced = await command(run, fake, "usage")
         named = await model_image(run, fake, "price", opt("per_image", 0.5), opt("model", "gpt-image-1-mini"))
         usage = await command(run, fake, "usage")
+        personal = await command(run, fake, "personal", sub("usage"), permissions=SEND)
     assert no_route.content == discord_text(fake, "commands.reply.image_price_no_route")
     assert member.ephemeral and "Manage Server" in member.content
     assert priced.content == discord_text(fake, "commands.reply.image_price_set", model="gpt-image-1", price="0.05")
@@ -64,6 +66,8 @@ async def test_a_priced_route_shows_its_images_cost_and_the_price_stays_with_the
     assert usage.content.splitlines()[-3:] == [
         header, server_line(fake, "gpt-image-1", 2, "0.10"), server_line(fake, "gpt-image-1-mini", 1, "0.50")]
     assert [r.headers["Authorization"] for r in image_provider.requests] == [f"Bearer {SERVER_KEY}"] * 3
+    # The member's own usage counts the images, but IMAGE_PRICE prices only the operator's route.
+    assert personal.content.endswith("\nImages drawn: 3 today, 3 in 30 days")
 
 
 async def test_a_server_prices_at_most_so_many_models_and_may_change_each(sessions) -> None:

@@ -182,4 +182,4 @@ async def test_personal_usage_counts_the_members_images_with_the_operators_price
         await finished(run, fake, 2)
         after = await command(run, fake, "personal", sub("usage"), permissions=SEND)
     assert "Images drawn" not in before.content
-    assert after.content.endswith("\nImages drawn: 1 today, 1 in 30 days (about $0.04)")
+    assert after.content.endswith("\nImages drawn: 1 today, 1 in 30 days (1 on the bot's own route: about $0.04)")

@@ -80,7 +80,7 @@ async def seed(session, vault: Vault, user_id: int, guild_id: int, key: str, *, 
     await add_reminder(session, Target(user_id, guild_id, 1, None), "stretch", now + timedelta(hours=1), now)
     await set_zone(session, user_id, "Asia/Tokyo")
     for day in (today - timedelta(days=1), today):
-        await take_image(session, user_id, day, None)
+        await take_image(session, user_id, day, None, on_operator=True)
     session.add(VoiceTranscript(attachment_id=int(snowflake()), message_id=int(snowflake()), user_id=user_id,
                                 guild_id=guild_id, words="stretch at noon", seconds=3.5, created_at=now))
     await session.flush()
