@@ -21,16 +21,10 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.capabilities.images.environment import image_route_problem
+from bot.encryption_key import KEY_FILE_NAME, resolve_encryption_keys
 from bot.load.heap import return_large_blocks
 from bot.logs import setup_bot_logging
-from bot.settings import (
-    KEY_FILE_NAME,
-    Settings,
-    SettingsError,
-    default_route_problem,
-    load_settings,
-    resolve_encryption_keys,
-)
+from bot.settings import Settings, SettingsError, default_route_problem, load_settings
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine

@@ -16,6 +16,7 @@ from bot.db.engine import engine_for
 from bot.edge.allowlist import ServingTree
 from bot.edge.budget import budget_from_settings
 from bot.edge.command_names import install, name_commands
+from bot.encryption_key import resolve_encryption_keys
 from bot.load.answers import RunningAnswers
 from bot.load.config_cache import ConfigCache
 from bot.load.identify import IdentifyGate, read_max_concurrency
@@ -24,7 +25,7 @@ from bot.load.turn_queue import TurnQueue
 from bot.load.write_behind import WriteBehind
 from bot.readers.pool import PoolConfig, start_readers, stop_readers
 from bot.repo.routes import environment_target
-from bot.settings import Settings, resolve_encryption_keys
+from bot.settings import Settings
 from bot.turn import Credentials, DatabaseCredentials, EnvironmentCredentials
 from bot.turn.access import ProviderAccess
 from bot.vault import Vault

@@ -6,14 +6,11 @@ start-up with one line naming the variable (`SettingsError`), never a traceback.
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import re
 import socket
-import stat
 from pathlib import Path
 from typing import Annotated, Literal
-from urllib.parse import urlsplit
 
 from cryptography.fernet import Fernet
 from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
@@ -24,22 +21,14 @@ from sqlalchemy.exc import ArgumentError
 from bot.capabilities.images.environment import ImageEnvironment
 from bot.capabilities.mcp_tools.environment import McpEnvironment
 from bot.capabilities.voice.environment import VoiceEnvironment
+from bot.capabilities.web_search.search_url import search_url_problem
 from bot.route_problem import EnvironmentRoute
 from providers import KNOWN_PROVIDERS
-from providers.endpoint_check import (
-    METADATA_HOSTS,
-    EndpointRejected,
-    address_refusal,
-    connection_host,
-)
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///data/bot.sqlite3"
 SUPPORTED_DRIVERS = ("sqlite+aiosqlite", "postgresql+asyncpg")
-KEY_FILE_NAME = "encryption.key"
 # What pydantic reads as a boolean; a switch setting accepts these words only.
 SWITCH_WORDS = frozenset({"true", "false", "1", "0", "yes", "no", "on", "off", "t", "f", "y", "n"})
-
-
 MAKE_KEY = ("32 url-safe base64-encoded bytes; make one with python -c 'from cryptography.fernet "
             "import Fernet; print(Fernet.generate_key().decode())'")
 
@@ -48,7 +37,7 @@ class SettingsError(Exception):
     """A setting is missing or malformed; `str()` is the one line shown to the operator."""
 
 
-def _is_fernet_key(value: str | bytes) -> bool:
+def is_fernet_key(value: str | bytes) -> bool:
     try:
         Fernet(value)
     except (ValueError, TypeError):
@@ -56,7 +45,7 @@ def _is_fernet_key(value: str | bytes) -> bool:
     return True
 
 
-def _split_csv(value: object) -> object:
+def split_csv(value: object) -> object:
     if isinstance(value, str):
         return [item.strip() for item in value.split(",") if item.strip()]
     return value
@@ -331,7 +320,7 @@ class Settings(VoiceEnvironment, ImageEnvironment, McpEnvironment, BaseSettings)
     @field_validator("DEFAULT_TEXT_API_KEYS", "SHARD_IDS", "ALLOWED_SERVERS", mode="before")
     @classmethod
     def _csv(cls, value: object) -> object:
-        return _split_csv(value)
+        return split_csv(value)
 
     @field_validator("DATABASE_URL")
     @classmethod
@@ -349,8 +338,8 @@ class Settings(VoiceEnvironment, ImageEnvironment, McpEnvironment, BaseSettings)
     def _fernet_keys(cls, value: SecretStr | None) -> SecretStr | None:
         if value is None:
             return None
-        parts = _split_csv(value.get_secret_value())
-        if not parts or not all(_is_fernet_key(part) for part in parts):  # type: ignore[union-attr]
+        parts = split_csv(value.get_secret_value())
+        if not parts or not all(is_fernet_key(part) for part in parts):  # type: ignore[union-attr]
             raise ValueError(f"not a Fernet key ({MAKE_KEY})")
         return value
 
@@ -391,41 +380,6 @@ class Settings(VoiceEnvironment, ImageEnvironment, McpEnvironment, BaseSettings)
         return [key.get_secret_value() for key in self.DEFAULT_TEXT_API_KEYS]
 
 
-def search_url_problem(url: str, *, allow_private: bool) -> str | None:
-    """What is wrong with SEARCH_URL as far as can be told without DNS, or None.
-
-    A literal address is checked here with the custom endpoints' rules, so a refused one
-    stops start-up instead of failing every search; a host name is checked (and pinned)
-    at each connection by the search client (`bot/capabilities/web_search/service/http.py`).
-    """
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises on a bad port
-    except ValueError:
-        return "not a URL (expected e.g. http://searxng:8080)"
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return "must start with http:// or https:// and name a host"
-    if parts.username is not None or parts.password is not None:
-        return "must not contain a user name or password"
-    try:
-        host = connection_host(url).rstrip(".")  # as the client will connect: １２７。0。0。1 is 127.0.0.1
-    except EndpointRejected:
-        return "has a host name that is not valid"
-    if host.lower() in METADATA_HOSTS:
-        return f"{host} is a cloud metadata service"
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return None
-    refusal = address_refusal(address, allow_private=allow_private)
-    if refusal is None:
-        return None
-    if refusal.reason == "private":
-        return (f"{refusal.text}; set SEARCH_ALLOW_PRIVATE=true (or ALLOW_PRIVATE_ENDPOINTS=true) "
-                "to let the search service live there")
-    return refusal.text
-
-
 def default_route_problem(settings: Settings) -> str | None:
     """The one line naming what a partly set default route (DEFAULT_TEXT_*) lacks, or None
     when it is complete or not set at all. `python -m bot` refuses to start on it and
@@ -444,48 +398,3 @@ def load_settings(**overrides: object) -> Settings:
         message = first.get("msg", "invalid value")
         message = message.removeprefix("Value error, ")
         raise SettingsError(f"Invalid setting {name}: {message}") from None
-
-
-def resolve_encryption_keys(settings: Settings) -> list[bytes]:
-    """The Fernet keys, newest first.
-
-    On the embedded SQLite default a key is generated once into a 0600 file beside the
-    database, so `make run` needs no set-up; any other database must be given a key,
-    because losing a generated key would make every stored API key unreadable.
-    """
-    if settings.BOT_ENCRYPTION_KEY is not None:
-        return [part.encode() for part in _split_csv(settings.BOT_ENCRYPTION_KEY.get_secret_value())]  # type: ignore[union-attr]
-    path = settings.sqlite_path
-    if path is None:
-        raise SettingsError(
-            "Invalid setting BOT_ENCRYPTION_KEY: required when DATABASE_URL is not the embedded "
-            "SQLite file (set it in the environment or .env)"
-        )
-    key_file = path.parent / KEY_FILE_NAME
-    if key_file.exists():
-        return [_read_key_file(key_file)]
-    key_file.parent.mkdir(parents=True, exist_ok=True)
-    key = Fernet.generate_key()
-    fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, stat.S_IRUSR | stat.S_IWUSR)
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(key + b"\n")
-    return [key]
-
-
-def _read_key_file(key_file: Path) -> bytes:
-    """The generated key, refused (never replaced: stored keys depend on it) when other
-    users may read or change it, or when it is not a Fernet key any more."""
-    mode = stat.S_IMODE(key_file.stat().st_mode)
-    if mode & (stat.S_IRWXG | stat.S_IRWXO):
-        raise SettingsError(
-            f"Encryption key file {key_file} is open to other users (mode {mode:04o}): "
-            f"run chmod 600 {key_file}"
-        )
-    key = key_file.read_bytes().strip()
-    if not _is_fernet_key(key):
-        raise SettingsError(
-            f"Encryption key file {key_file} is not a valid Fernet key: restore it from a backup "
-            "(the stored API keys were encrypted with it) or set BOT_ENCRYPTION_KEY to the key "
-            "that was used"
-        )
-    return key

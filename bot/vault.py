@@ -22,13 +22,8 @@ from sqlalchemy import func, select, update
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession
 
 from bot.db.models import PersonalConfig, ServerApiKey
-from bot.settings import (
-    KEY_FILE_NAME,
-    Settings,
-    SettingsError,
-    load_settings,
-    resolve_encryption_keys,
-)
+from bot.encryption_key import KEY_FILE_NAME, resolve_encryption_keys
+from bot.settings import Settings, SettingsError, load_settings
 
 log = logging.getLogger(__name__)
 

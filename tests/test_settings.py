@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from cryptography.fernet import Fernet
 
+from bot.encryption_key import resolve_encryption_keys
 from bot.repo.usage import Limits
-from bot.settings import SettingsError, load_settings, resolve_encryption_keys
+from bot.settings import SettingsError, load_settings
 from bot.usage.limits import operator_limits
 
 ROOT = Path(__file__).resolve().parents[1]

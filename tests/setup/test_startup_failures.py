@@ -19,8 +19,9 @@ from sqlalchemy import text
 
 from bot import migrate
 from bot.db.engine import create_engine, session_factory
+from bot.encryption_key import resolve_encryption_keys
 from bot.repo.keys import add_server_key
-from bot.settings import load_settings, resolve_encryption_keys
+from bot.settings import load_settings
 from bot.vault import Vault
 from tests.support.env_postgres import POSTGRES_URL, SKIP_REASON
 from tests.support.fake_discord_server import BOT_TOKEN, FakeDiscord
