@@ -30,7 +30,7 @@ from sqlalchemy import func, select, text
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from bot.db.models import IdentifyTurn
+from bot.db.models_processes import IdentifyTurn
 
 log = logging.getLogger(__name__)
 

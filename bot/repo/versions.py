@@ -25,7 +25,7 @@ from typing import Literal, ParamSpec, TypeVar
 from sqlalchemy import Integer, bindparam, func, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
-from bot.db.models import ConfigClock, ConfigVersion
+from bot.db.models_processes import ConfigClock, ConfigVersion
 from bot.repo.common import insert_for
 
 P = ParamSpec("P")

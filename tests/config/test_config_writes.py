@@ -19,7 +19,7 @@ import bot.capabilities
 import bot.repo
 from bot.capabilities.reading.settings import READING
 from bot.db.engine import session_factory
-from bot.db.models import ConfigVersion
+from bot.db.models_processes import ConfigVersion
 from bot.vault import Vault
 
 GUILD, ALICE = 8001, 9001

@@ -10,7 +10,7 @@ from sqlalchemy import select
 
 from bot import migrate
 from bot.app import LLMBot
-from bot.db.models import IdentifyTurn
+from bot.db.models_processes import IdentifyTurn
 from bot.load.identify import read_max_concurrency
 from bot.settings import load_settings
 from tests.support.env_postgres import POSTGRES_URL, postgres_schema

@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from bot.capabilities.privacy.everything import erase_everything, exported
 from bot.capabilities.privacy.kept import KEPT, kept_on_erase
-from bot.db.models import ConfigVersion
+from bot.db.models_processes import ConfigVersion
 from bot.load.config_cache import ConfigCache
 from bot.repo.common import ensure_server
 from bot.settings import load_settings
